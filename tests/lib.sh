@@ -1,0 +1,40 @@
+# tests/lib.sh - sourced by every end-to-end test in tests/e2e/.
+#
+# A test is an executable tests/e2e/NAME.sh: exit 0 passes, exit 77 skips
+# (after 'skip REASON', which prints the reason), anything else fails.
+# What it prints goes to build/test-logs/NAME.log; the runner shows the
+# last lines of a failing test.
+set -eu
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+PERF=${PERF:-$TOP/build/perf/perf}
+FIX=$TOP/tests/fixtures/real-7.2
+TMPD=$(mktemp -d "${TMPDIR:-/tmp}/perf-defer-test.XXXXXX")
+trap 'rm -rf "$TMPD"' EXIT
+export LC_ALL=C
+# perf report prints a random tip unless told not to
+export PERF_CONFIG=/dev/null
+# never the host's kallsyms or build-id cache
+export HOME=$TMPD
+
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# symroot: a symfs root with the fixture binaries at /fixtures/bin (their
+# path in the guest) and the guest's kallsyms; prints the perf options that
+# symbolise the real-7.2 recordings on this host.
+symroot() {
+	local root=$TOP/build/symfs
+	if [ ! -s "$root/kallsyms.txt" ]; then
+		mkdir -p "$root/fixtures/bin"
+		cp "$FIX"/bin/* "$root/fixtures/bin/"
+		xz -dc "$FIX/sysinfo/kallsyms.txt.xz" > "$root/kallsyms.tmp"
+		mv "$root/kallsyms.tmp" "$root/kallsyms.txt"
+	fi
+	echo "--symfs=$root --kallsyms=$root/kallsyms.txt"
+}
+
+# upstream NAME KIND: upstream perf 7.2's output for recording NAME
+upstream() {
+	local f=$FIX/upstream-7.2/$1.$2.txt
+	if [ -f "$f.xz" ]; then xz -dc "$f.xz"; else cat "$f"; fi
+}
