@@ -1,42 +1,94 @@
 #!/bin/bash
-# apply.sh - (re)create build/src from the base and apply patches/series
-# onto it as commits (git am).  Refuses to throw away unexported commits or
-# uncommitted changes in build/src unless FORCE=1.
+# apply.sh - put patches/series onto the base in build/src as commits
+# (git am) on branch 'series'.
+#
+#   scripts/apply.sh              apply now (make apply)
+#   scripts/apply.sh --if-needed  only if patches/ changed since the last
+#                                 apply or export (what 'make' runs)
+#   scripts/apply.sh --record     note that build/src and patches/ agree
+#                                 (export.sh calls this)
+#
+# build/applied.state holds the hash of patches/* and the commit build/src
+# was left at by the last apply or export.  The series is applied in a
+# scratch worktree (scripts/am-series.sh) and build/src is then checked out
+# at the result, so only files that differ are rewritten and an
+# incremental build stays small.
+#
+# Never throws work away unless FORCE=1: it refuses when build/src has
+# uncommitted changes, or commits made since the last apply/export that
+# patches/ does not have (commit them and 'make export' first).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 src=$top/build/src
+state=$top/build/applied.state
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+mode=${1:-}
+
+patches_hash() {
+	(cd "$top/patches" 2>/dev/null && sha1sum -- * 2>/dev/null) | sha1sum | cut -c1-40
+}
+record() {
+	printf 'patches=%s\nhead=%s\n' "$(patches_hash)" \
+		"$(git -C "$src" rev-parse HEAD)" > "$state.tmp"
+	mv "$state.tmp" "$state"
+}
+# does exporting build/src's base..HEAD give exactly patches/?
+exported_matches() {
+	local tmp ok=0 p
+	tmp=$(mktemp -d)
+	"$top/scripts/export.sh" --to "$tmp" >/dev/null
+	if cmp -s "$tmp/series" "$top/patches/series"; then
+		while read -r p; do
+			cmp -s "$tmp/$p" "$top/patches/$p" || { ok=1; break; }
+		done < "$tmp/series"
+	else
+		ok=1
+	fi
+	rm -rf "$tmp"
+	return $ok
+}
+
+if [ "$mode" = --record ]; then
+	record
+	exit 0
+fi
+
 "$top/scripts/fetch-base.sh"
+rec_patches=$(sed -n 's/^patches=//p' "$state" 2>/dev/null || true)
+rec_head=$(sed -n 's/^head=//p' "$state" 2>/dev/null || true)
+
+if [ "$mode" = --if-needed ]; then
+	[ "$(patches_hash)" = "$rec_patches" ] && exit 0
+	if exported_matches; then
+		record
+		exit 0
+	fi
+	echo "apply.sh: patches/ changed since the last apply/export; re-applying"
+fi
+
 cd "$src"
 if [ "${FORCE:-0}" != 1 ]; then
 	if [ -n "$(git status --porcelain --untracked-files=no)" ]; then
-		echo "apply.sh: build/src has uncommitted changes; commit and export them, or FORCE=1" >&2
+		git status --short --untracked-files=no >&2
+		echo "apply.sh: build/src has uncommitted changes; commit and 'make export' them, or FORCE=1 to discard" >&2
 		exit 1
 	fi
-	tmp=$(mktemp -d)
-	"$top/scripts/export.sh" --to "$tmp" >/dev/null
-	if ! diff -r -q "$tmp" "$top/patches" >/dev/null 2>&1; then
-		# the work tree holds commits that patches/ does not have
-		if [ "$(git rev-list --count base..HEAD)" != 0 ]; then
-			rm -rf "$tmp"
-			echo "apply.sh: build/src has commits not exported to patches/; run 'make export' or FORCE=1" >&2
-			exit 1
-		fi
+	if [ "$(git rev-list --count base..HEAD)" != 0 ] &&
+	   [ "$(git rev-parse HEAD)" != "$rec_head" ] && ! exported_matches; then
+		git log --oneline base..HEAD >&2
+		echo "apply.sh: build/src has commits that patches/ does not have; 'make export' them, or FORCE=1 to discard" >&2
+		exit 1
 	fi
-	rm -rf "$tmp"
 fi
+
 git am --abort >/dev/null 2>&1 || true
-git checkout -q -f --detach base
-git branch -q -f series base
-git checkout -q series
-n=0
-if [ -f "$top/patches/series" ]; then
-	while read -r p; do
-		case "$p" in ""|\#*) continue ;; esac
-		git am -q --keep-cr "$top/patches/$p" || {
-			echo "apply.sh: $p does not apply" >&2
-			exit 1
-		}
-		n=$((n + 1))
-	done < "$top/patches/series"
+list=$("$top/scripts/am-series.sh")
+tip=$(echo "$list" | tail -n 1 | cut -d' ' -f1)
+[ -n "$tip" ] || tip=$(git rev-parse base)
+if [ "${FORCE:-0}" = 1 ]; then
+	git checkout -q -f -B series "$tip"
+else
+	git checkout -q -B series "$tip"
 fi
-echo "apply.sh: $n patches applied on base"
+record
+echo "apply.sh: $(echo "$list" | grep -c . || true) patches applied on base (branch series)"

@@ -4,12 +4,53 @@
 # Python, Perl, BPF, LLVM, capstone and JVMTI are off; libelf, libdw,
 # libtraceevent, zlib and libunwind must be on, or the build fails.
 # EXTRA make arguments may be passed on the command line (e.g. DEBUG=1).
+#
+#   scripts/build.sh [ARGS]               always run perf's make
+#   scripts/build.sh --if-changed [ARGS]  skip it when $O/perf was built
+#                                         from the same source tree with
+#                                         the same script and ARGS ('make')
+#   scripts/build.sh --config-hash [ARGS] print the hash of the script and
+#                                         ARGS (check-series' cache key)
+#
+# The source state is the git tree of $SRC's work tree, uncommitted and
+# untracked files included.  Every successful build appends
+# "<tree> <config hash>" to build/built-trees, so check-series knows which
+# trees are known to build.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 src=${SRC:-$top/build/src}
 O=${O:-$top/build/perf}
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+mode=
+case "${1:-}" in --if-changed|--config-hash) mode=$1; shift ;; esac
+
+config_hash() {
+	{ cat "$top/scripts/build.sh"; printf '%s\n' "$@"; } | sha1sum | cut -c1-40
+}
+# the git tree of the work tree as it is now, without touching its index
+worktree_tree() {
+	local idx
+	idx=$(mktemp)
+	cp "$(git -C "$src" rev-parse --path-format=absolute --git-path index)" "$idx" &&
+	GIT_INDEX_FILE=$idx git -C "$src" add -A . &&
+	GIT_INDEX_FILE=$idx git -C "$src" write-tree || echo unknown
+	rm -f "$idx"
+}
+
+if [ "$mode" = --config-hash ]; then
+	config_hash "$@"
+	exit 0
+fi
+
+key="$(worktree_tree) $(config_hash "$@")"
+if [ "$mode" = --if-changed ] && [ -x "$O/perf" ] &&
+   [ "$(cat "$O/.build-state" 2>/dev/null)" = "$key" ]; then
+	echo "build.sh: ${O#$top/}/perf is up to date"
+	exit 0
+fi
+
 mkdir -p "$O"
+rm -f "$O/.build-state"
 make -s -C "$src/tools/perf" O="$O" JOBS="${JOBS:-$(nproc)}" \
 	NO_LIBPYTHON=1 NO_LIBPERL=1 NO_LIBBPF=1 BUILD_BPF_SKEL=0 NO_CAPSTONE=1 \
 	NO_LIBLLVM=1 NO_JVMTI=1 NO_LIBDEBUGINFOD=1 NO_BIONIC=1 \
@@ -28,3 +69,8 @@ for lib in libelf dwarf libtraceevent zlib libunwind; do
 		exit 1
 	fi
 done
+case "$key" in
+unknown*) ;;
+*)	echo "$key" > "$O/.build-state"
+	echo "$key" >> "$top/build/built-trees" ;;
+esac

@@ -12,7 +12,7 @@ out=$top/patches
 mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-git -C "$src" format-patch -q --no-signature --no-stat --zero-commit \
+git -C "$src" format-patch -q --no-signature --zero-commit \
 	--full-index --abbrev=12 -o "$tmp" base..HEAD
 # drop the "index" lines' blob churn? keep them (git am needs them for 3-way)
 rm -f "$out"/[0-9][0-9][0-9][0-9]-*.patch
@@ -23,4 +23,6 @@ for f in "$tmp"/*.patch; do
 	cp "$f" "$out/$b"
 	echo "$b" >> "$out/series"
 done
+# patches/ now matches build/src: 'make' need not re-apply it
+[ "$out" = "$top/patches" ] && "$top/scripts/apply.sh" --record
 echo "export.sh: $(wc -l < "$out/series") patches in $out"

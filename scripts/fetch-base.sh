@@ -73,5 +73,8 @@ git config user.email "base@localhost"
 git add -A
 git commit -q -m "base: Debian linux-source-6.12 $want"
 git tag base
+# the series is ours: commits made here are the developers'
+git config user.name "Perf Defer Developers"
+git config user.email "perf-defer@localhost"
 echo "$want" > .git/BASE-OK
 echo "fetch-base: build/src at base ($want)"

@@ -1,0 +1,41 @@
+#!/bin/bash
+# am-series.sh - turn patches/series into a chain of commits on 'base'
+# without touching any existing work tree: 'git am' runs in a scratch
+# worktree of build/src that is removed afterwards (the commits stay in
+# build/src's object store).  Used by apply.sh and check-series.sh.
+#
+# Prints one line per patch that applied: "<commit> <patch file>".
+# If a patch does not apply, says which on stderr and exits 1 after
+# printing the lines of the patches before it.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+src=$top/build/src
+series=$top/patches/series
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin
+
+git -C "$src" rev-parse -q --verify base >/dev/null ||
+	{ echo "am-series.sh: build/src has no 'base' tag (run scripts/fetch-base.sh)" >&2; exit 1; }
+scratch=$(mktemp -d "$top/build/am-scratch.XXXXXX")
+cleanup() {
+	git -C "$src" worktree remove --force "$scratch" >/dev/null 2>&1 || true
+	rm -rf "$scratch" "$scratch.log"
+	git -C "$src" worktree prune
+}
+trap cleanup EXIT
+git -C "$src" worktree add -q --detach "$scratch" base
+cd "$scratch"
+[ -f "$series" ] || exit 0
+while read -r p; do
+	case "$p" in ""|\#*) continue ;; esac
+	if [ ! -f "$top/patches/$p" ]; then
+		echo "am-series.sh: $p is listed in patches/series but missing" >&2
+		exit 1
+	fi
+	if ! git am -q --keep-cr "$top/patches/$p" >"$scratch.log" 2>&1; then
+		cat "$scratch.log" >&2
+		git am --abort >/dev/null 2>&1 || true
+		echo "am-series.sh: $p does not apply" >&2
+		exit 1
+	fi
+	echo "$(git rev-parse HEAD) $p"
+done < "$series"

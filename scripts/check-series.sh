@@ -1,0 +1,246 @@
+#!/bin/bash
+# check-series.sh - the series checks (make check-series; tests/run.sh runs
+# them too).  For every patch in patches/series, in order:
+#
+#  1. it applies (git am onto base + the patches before it);
+#  2. checkpatch.pl --strict --no-tree has nothing to say: 0 errors,
+#     0 warnings, 0 checks;
+#  3. base + patches 1..k builds on its own, with -Werror (bisectability).
+#
+# Checkpatch exceptions: a patch may silence a checkpatch message TYPE for
+# itself only, by saying why in its commit message, one line per type:
+#
+#     checkpatch: LONG_LINE_COMMENT copied verbatim from the kernel's UAPI header
+#
+# (TYPE as printed by checkpatch --show-types; a reason is required, and an
+# exception that is not needed any more is an error too.)
+#
+# The builds are incremental, one after the other, in a worktree of
+# build/src (build/check-series/src, detached, never build/src itself) and
+# their own O= directory (build/check-series/perf), with the feature
+# detection of the first build frozen (FEATURES_DUMP) so that each step
+# only recompiles what the patch touches.  A step is skipped when the same
+# source tree was built before with the same build script and flags
+# (build/built-trees, which scripts/build.sh appends to).
+#
+# Usage: scripts/check-series.sh [--no-build] [--results FILE] [--logdir DIR]
+#   --results FILE  also write one line per test, "RC<tab>NAME<tab>LOG"
+#                   (RC 0 pass, 1 fail, 77 skip), as each one finishes
+# Prints one line per patch and the times; exit status 1 if any check failed.
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+src=$top/build/src
+dir=$top/build/check-series
+wt=$dir/src
+CO=$dir/perf
+frozen=$dir/FEATURES.frozen
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C
+results= logdir=$dir/logs dobuild=1
+while [ $# -gt 0 ]; do
+	case $1 in
+	--results) results=$2; shift 2 ;;
+	--logdir) logdir=$2; shift 2 ;;
+	--no-build) dobuild=0; shift ;;
+	*) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
+	esac
+done
+mkdir -p "$dir" "$logdir" "$CO"
+[ -n "$results" ] && : > "$results"
+# one run at a time per checkout (make check and make check-series share it)
+exec 9> "$dir/lock"
+flock 9
+
+now() { date +%s.%N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
+nfail=0
+result() { # rc name log detail
+	local tag
+	case $1 in 0) tag=PASS ;; 77) tag=SKIP ;; *) tag=FAIL; nfail=$((nfail + 1)) ;; esac
+	printf '%-4s  %s  (%s)\n' "$tag" "$2" "$4"
+	[ "$1" = 0 ] || [ "$1" = 77 ] || sed 's/^/      /' "$3" | tail -n 25
+	[ -z "$results" ] || printf '%s\t%s\t%s\n' "$1" "$2" "$3" >> "$results"
+}
+
+t_start=$(now)
+"$top/scripts/fetch-base.sh" > "$logdir/check-series-fetch.log" 2>&1 || {
+	cat "$logdir/check-series-fetch.log"
+	result 1 "check-series: base" "$logdir/check-series-fetch.log" "fetch-base.sh failed"
+	exit 1
+}
+
+# the worktree the builds run in, re-made if build/src was re-created
+common=$(git -C "$src" rev-parse --path-format=absolute --git-common-dir)
+if [ "$(git -C "$wt" rev-parse --path-format=absolute --git-common-dir 2>/dev/null)" != "$common" ]; then
+	git -C "$src" worktree remove --force "$wt" >/dev/null 2>&1
+	rm -rf "$wt"
+	git -C "$src" worktree prune
+	git -C "$src" worktree add -q --detach "$wt" base || exit 1
+fi
+checkpatch=$wt/scripts/checkpatch.pl
+
+# --- patches/series itself ------------------------------------------------
+patches=()
+log=$logdir/check-series-series.log
+: > "$log"
+if [ -f "$top/patches/series" ]; then
+	while read -r p; do
+		case "$p" in ""|\#*) continue ;; esac
+		patches+=("$p")
+		[ -f "$top/patches/$p" ] || echo "listed in patches/series but missing: $p" >> "$log"
+	done < "$top/patches/series"
+else
+	echo "patches/series is missing" >> "$log"
+fi
+for f in "$top"/patches/*.patch; do
+	[ -e "$f" ] || continue
+	grep -qxF "$(basename "$f")" "$top/patches/series" 2>/dev/null ||
+		echo "not listed in patches/series: $(basename "$f")" >> "$log"
+done
+if [ -s "$log" ]; then
+	result 1 "check-series: patches/series" "$log" "series and patch files disagree"
+else
+	echo "${#patches[@]} patches, all present" > "$log"
+	result 0 "check-series: patches/series" "$log" "${#patches[@]} patches"
+fi
+
+# --- 1. apply: one commit per patch ---------------------------------------
+amlog=$logdir/check-series-am.log
+mapfile -t applied < <("$top/scripts/am-series.sh" 2> "$amlog")
+commits=()
+for l in "${applied[@]}"; do commits+=("${l%% *}"); done
+nok=${#commits[@]}
+
+# --- 2. checkpatch --------------------------------------------------------
+declare -A cpmsg cprc
+# checkpatch run inside a git work tree on a file git tracks checks that
+# file as source, not as a patch: run it on a copy outside any repository
+cpdir=$(mktemp -d /tmp/check-series.XXXXXX)
+trap 'rm -rf "$cpdir"' EXIT
+t_cp=$(now)
+for p in "${patches[@]}"; do
+	f=$top/patches/$p
+	n=${p%%-*}
+	log=$logdir/check-series-$n.log
+	{
+		echo "== $p"
+		if [ ! -f "$f" ]; then
+			echo "missing"; cprc[$p]=1; cpmsg[$p]="patch file missing"
+			continue
+		fi
+		# exceptions: "checkpatch: TYPE reason" in the commit message
+		# (after the mail headers, before the "---" or the diff)
+		excs=$(awk 'h && (/^---$/ || /^diff --git /) { exit }
+			    !h && /^$/ { h = 1; next }
+			    h && /^checkpatch:/' "$f")
+		ign= bad=
+		while read -r _ type reason; do
+			[ -n "$type" ] || continue
+			if [[ ! "$type" =~ ^[A-Z][A-Z0-9_]*$ ]] || [ -z "$reason" ]; then
+				bad="$bad '$type'"
+				continue
+			fi
+			ign=${ign:+$ign,}$type
+		done <<< "$excs"
+		echo "== checkpatch --strict${ign:+ --ignore $ign}"
+		cp "$f" "$cpdir/$p"
+		out=$(cd "$cpdir" && "$checkpatch" --strict --no-tree --show-types \
+			--color=never ${ign:+--ignore "$ign"} "$p" 2>&1)
+		rc=$?
+		echo "$out"
+		total=$(echo "$out" | grep -m1 '^total: ')
+		cprc[$p]=0; cpmsg[$p]="checkpatch clean${ign:+ but $ign (see commit message)}"
+		if [ -n "$bad" ]; then
+			echo "a 'checkpatch: TYPE reason' line needs a TYPE and a reason:$bad"
+			cprc[$p]=1; cpmsg[$p]="bad checkpatch exception line"
+		elif [ $rc != 0 ] || [[ "$total" != "total: 0 errors, 0 warnings, 0 checks,"* ]]; then
+			cprc[$p]=1; cpmsg[$p]="checkpatch: ${total:-no summary}"
+		elif [ -n "$ign" ]; then
+			# an exception nothing needs any more is stale: remove it
+			all=$(cd "$cpdir" && "$checkpatch" --strict --no-tree \
+				--show-types --color=never "$p" 2>&1)
+			for type in ${ign//,/ }; do
+				if ! echo "$all" | grep -q "^[A-Z]*:$type:"; then
+					echo "exception '$type' is not needed: remove its line from the commit message"
+					cprc[$p]=1; cpmsg[$p]="unneeded checkpatch exception $type"
+				fi
+			done
+		fi
+	} > "$log" 2>&1
+	# (the braces ran in this shell: cprc/cpmsg are set)
+done
+t_cp_end=$(now)
+
+# --- 3. build base+1, base+2, ... ----------------------------------------
+freeze_features() {
+	# FEATURE-DUMP lacks the features perf's Makefile.config checks on its
+	# own (libpfm4, babeltrace, cxa-demangle, ...): add them from the
+	# feature tests that ran, or a frozen build would rebuild everything
+	local f n
+	{
+		cat "$CO/FEATURE-DUMP"
+		for f in "$CO"/feature/test-*.make.output; do
+			n=${f##*/test-}; n=${n%.make.output}
+			[ "$n" = all ] && continue
+			grep -q "^feature-$n=" "$CO/FEATURE-DUMP" && continue
+			if [ -e "$CO/feature/test-$n.bin" ]; then echo "feature-$n=1"
+			else echo "feature-$n=0"; fi
+		done
+	} > "$frozen.tmp" && mv "$frozen.tmp" "$frozen"
+}
+
+cfg=$("$top/scripts/build.sh" --config-hash)
+nbuilt=0 ncached=0 t_build=0
+prev_ok=1
+for i in "${!patches[@]}"; do
+	p=${patches[$i]}
+	n=${p%%-*}
+	name="check-series: ${p%.patch}"
+	log=$logdir/check-series-$n.log
+	rc=${cprc[$p]} msg=${cpmsg[$p]}
+	if [ "$i" -ge "$nok" ]; then
+		if [ "$i" = "$nok" ]; then
+			{ echo "== git am"; cat "$amlog"; } >> "$log"
+			result 1 "$name" "$log" "does not apply; $msg"
+		elif [ "$rc" = 0 ]; then
+			echo "not built: ${patches[$nok]} does not apply" >> "$log"
+			result 77 "$name" "$log" "$msg; not built: an earlier patch does not apply"
+		else
+			result 1 "$name" "$log" "$msg"
+		fi
+		continue
+	fi
+	c=${commits[$i]}
+	tree=$(git -C "$src" rev-parse "$c^{tree}")
+	if [ $dobuild = 0 ]; then
+		bmsg="build not checked (--no-build)"
+	elif grep -qxF "$tree $cfg" "$top/build/built-trees" 2>/dev/null; then
+		ncached=$((ncached + 1))
+		bmsg="built before (tree ${tree:0:12})"
+		echo "== build: tree $tree built before with this configuration" >> "$log"
+	else
+		echo "== build of base..$p (tree $tree)" >> "$log"
+		git -C "$wt" checkout -q -f --detach "$c" >> "$log" 2>&1
+		t0=$(now)
+		if [ -s "$frozen" ]; then
+			SRC=$wt O=$CO FEATURES_DUMP=$frozen "$top/scripts/build.sh" >> "$log" 2>&1
+		else
+			SRC=$wt O=$CO "$top/scripts/build.sh" >> "$log" 2>&1 && freeze_features
+		fi
+		brc=$?
+		t1=$(now)
+		t_build=$(awk -v a="$t_build" -v d="$(secs "$t0" "$t1")" 'BEGIN { print a + d }')
+		nbuilt=$((nbuilt + 1))
+		if [ $brc = 0 ]; then
+			bmsg="built in $(secs "$t0" "$t1") s"
+		else
+			bmsg="BUILD FAILED after $(secs "$t0" "$t1") s (log: ${CO#$top/}/build.log)"
+			rc=1
+		fi
+	fi
+	result "$rc" "$name" "$log" "$msg; $bmsg"
+done
+t_end=$(now)
+echo "check-series: ${#patches[@]} patches; checkpatch $(secs "$t_cp" "$t_cp_end") s;" \
+	"$nbuilt built in $(awk -v a="$t_build" 'BEGIN { printf "%.1f", a }') s, $ncached built before;" \
+	"total $(secs "$t_start" "$t_end") s"
+[ $nfail = 0 ]
