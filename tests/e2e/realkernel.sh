@@ -1,0 +1,165 @@
+#!/bin/bash
+# realkernel: our perf records deferred user callchains on a real Linux 7.2
+# kernel (tests/realkernel/run.sh boots one under qemu) and reads them back.
+#
+# Runs the harness, or reuses build/realkernel/out when it was made by the
+# same perf binary with the same harness (tests/realkernel/run.sh --key),
+# then checks, on each recording:
+#  1. perf record exited 0 and did not fall back: the kernel took the bits;
+#  2. the defer bits are where they belong (perf evlist -v): defer_callchain
+#     on every event that samples callchains, defer_output on exactly one
+#     event, the tracking one (mmap: 1; the dummy event with -a), none of
+#     them in the plain fp recording;
+# and, when this perf can read PERF_RECORD_CALLCHAIN_DEFERRED (it knows
+# `perf script --merge-callchains`; skipped with a reason otherwise):
+#  3. perf report --stats counts the SAMPLE and CALLCHAIN_DEFERRED records
+#     that tests/tools/deferred_stats.py (a parser that does not use perf)
+#     finds in the file;
+#  4. raw mode (perf script --no-merge-callchains) shows every record
+#     ("DEFERRED CALLCHAIN") and every sample's cookie ("(cookie)");
+#  5. merged perf script: no kernel frame after a user frame, the
+#     workloads' functions in caller order (check_chains.py), and user
+#     frames in as many samples as the independent count says can have
+#     them (samples matched with a record, or with an inline user chain),
+#     3 points of slack for user chains that are only frameless glibc junk;
+#     the shares are printed;
+#  6. interop: upstream perf 7.2 (tests/tools/upstream-perf.sh) prints the
+#     same user frames for every sample it merged.
+. "$(dirname "$0")/../lib.sh"
+
+H=$TOP/tests/realkernel
+OUT=${REALKERNEL_OUT:-$TOP/build/realkernel/out}
+PY=/usr/bin/python3
+UPSTREAM=$TOP/tests/tools/upstream-perf.sh
+DEFER="st mt user long exit syswide perthread zstd pipe twoev"
+ALL="$DEFER st_nodefer"
+
+want=$(PERF=$PERF "$H/run.sh" --key) || fail "tests/realkernel/run.sh --key failed"
+if [ -f "$OUT/key" ] && [ "$(cat "$OUT/key")" = "$want" ]; then
+	echo "reusing $OUT: recorded by this perf with this harness"
+	cat "$OUT/walltime.txt"
+else
+	rc=0
+	PERF=$PERF REALKERNEL_OUT=$OUT "$H/run.sh" > "$TMPD/run.log" 2>&1 || rc=$?
+	cat "$TMPD/run.log"
+	[ "$rc" != 77 ] || skip "$(grep -m1 '^SKIP: ' "$TMPD/run.log" | sed 's/^SKIP: //')"
+	[ "$rc" = 0 ] || fail "tests/realkernel/run.sh failed (rc=$rc)"
+fi
+echo "kernel: $(cat "$OUT/sysinfo/uname.txt")"
+D=$OUT/data
+SYM="--symfs=$OUT/symfs --kallsyms=$OUT/symfs/kallsyms"
+
+# the workload a recording ran
+workload() {
+	awk -F'\t' -v n="$1" '$1 == n { print $4 }' "$OUT/recordings.tsv" |
+		grep -o '/realkernel/bin/[a-z]*' | sed 's|.*/||'
+}
+
+# 1. recorded, without falling back
+for n in $ALL; do
+	rc=$(awk -F'\t' -v n="$n" '$1 == n { print $2 }' "$OUT/recordings.tsv")
+	[ "$rc" = 0 ] || fail "$n: perf record exited '${rc:-not run}' in the guest (logs/$n.record.err)"
+	[ -s "$D/$n.data" ] || fail "$n: no data"
+	if grep -q 'cannot defer user callchains' "$OUT/logs/$n.record.err"; then
+		fail "$n: perf record fell back to ordinary callchains on $(cat "$OUT/kernel.txt")"
+	fi
+done
+echo "1. all recordings made, the kernel took the defer bits"
+
+# 2. the bits where they belong
+for n in $ALL; do
+	"$PERF" evlist -v -i "$D/$n.data" > "$TMPD/$n.evlist" 2>&1 || fail "$n: perf evlist: $(cat "$TMPD/$n.evlist")"
+	mode=defer
+	[ "$n" != st_nodefer ] || mode=none
+	awk -v mode="$mode" -v n="$n" '
+	function fail(msg) { print n ": " msg ": " $0 > "/dev/stderr"; bad = 1 }
+	{
+		cc = /sample_type: [^,]*CALLCHAIN/; dc = /defer_callchain: 1/
+		do_ = /defer_output: 1/; track = /(^|, )mmap: 1/
+		if (mode == "none") { if (dc || do_) fail("defer bit in a plain fp recording"); next }
+		if (cc && !dc) fail("callchain event without defer_callchain")
+		if (!cc && dc) fail("defer_callchain on an event without callchains")
+		if (do_) { outputs++; if (!track) fail("defer_output on an event that is not the tracking one"); out = $1 }
+	}
+	END {
+		if (mode == "defer" && outputs != 1) { print n ": " outputs + 0 " events with defer_output, want 1" > "/dev/stderr"; bad = 1 }
+		if (n == "syswide" && out !~ /^dummy/) { print n ": defer_output on " out ", want the dummy tracking event" > "/dev/stderr"; bad = 1 }
+		exit bad
+	}' "$TMPD/$n.evlist" || { cat "$TMPD/$n.evlist"; fail "$n: defer bits misplaced"; }
+done
+echo "2. defer_callchain on every callchain event, defer_output on the tracking event only"
+
+# the rest needs a perf that reads PERF_RECORD_CALLCHAIN_DEFERRED
+if "$PERF" script --merge-callchains -h 2>&1 | grep -q 'unknown option'; then
+	skip "recording checks passed; $PERF cannot read PERF_RECORD_CALLCHAIN_DEFERRED yet (no perf script --merge-callchains): records, raw and merged checks not run"
+fi
+
+upstream_ok=0
+if [ -x "$UPSTREAM" ]; then
+	if "$UPSTREAM" --setup > "$TMPD/upstream.log" 2>&1; then upstream_ok=1
+	else echo "note: no upstream perf 7.2, interop not checked: $(tail -1 "$TMPD/upstream.log")"
+	fi
+else
+	echo "note: no $UPSTREAM, interop not checked"
+fi
+
+printf '%-11s %7s %8s %8s %9s %s\n' file samples records user-% reachable% interop
+for n in $ALL; do
+	w=$(workload "$n")
+	f=$D/$n.data
+	fields=comm,tid,time,event,ip,sym,dso
+	grep -q 'sample_type: [^,]*TIME' "$TMPD/$n.evlist" || fields=comm,tid,event,ip,sym,dso
+	"$PY" "$TOP/tests/tools/deferred_stats.py" "$f" --json > "$TMPD/$n.json" 2> "$TMPD/$n.json.err" ||
+		fail "$n: deferred_stats.py: $(tail -3 "$TMPD/$n.json.err")"
+	read -r samples records marked reach <<EOF
+$("$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+rec = sum(v for k, v in d["record_counts"].items() if k.startswith("CALLCHAIN_DEFERRED"))
+print(d["samples"], rec, d["samples_with_USER_DEFERRED"],
+      (d["samples_matched"] + d["samples_with_inline_USER_ctx"]) / d["samples"])' "$TMPD/$n.json")
+EOF
+	if [ "$n" != st_nodefer ] && [ "$records" = 0 ]; then fail "$n: no CALLCHAIN_DEFERRED record in the file"; fi
+
+	# 3. --stats
+	"$PERF" report --stats -i "$f" > "$TMPD/$n.stats" 2>&1 || fail "$n: perf report --stats failed: $(tail -3 "$TMPD/$n.stats")"
+	s=$(awk '/^ *SAMPLE events:/ { print $3; exit }' "$TMPD/$n.stats")
+	r=$(awk '/^ *CALLCHAIN_DEFERRED events:/ { print $3; exit }' "$TMPD/$n.stats")
+	[ "${s:-0}" = "$samples" ] || fail "$n: perf report --stats: ${s:-no} SAMPLE events, the file has $samples"
+	[ "${r:-0}" = "$records" ] || fail "$n: perf report --stats: ${r:-no} CALLCHAIN_DEFERRED events, the file has $records"
+
+	# 4. raw mode
+	"$PERF" script --no-merge-callchains -F "$fields" $SYM -i "$f" > "$TMPD/$n.raw" 2> "$TMPD/$n.raw.err" ||
+		fail "$n: perf script --no-merge-callchains failed: $(tail -3 "$TMPD/$n.raw.err")"
+	r=$(grep -c 'DEFERRED CALLCHAIN' "$TMPD/$n.raw" || true)
+	c=$(grep -c '(cookie)' "$TMPD/$n.raw" || true)
+	[ "$r" = "$records" ] || fail "$n: --no-merge-callchains shows $r DEFERRED CALLCHAIN records, the file has $records"
+	[ "$c" = "$marked" ] || fail "$n: --no-merge-callchains shows $c cookies, the file has $marked samples with one"
+
+	# 5. merged
+	"$PERF" script -F "$fields" $SYM -i "$f" > "$TMPD/$n.merged" 2> "$TMPD/$n.merged.err" ||
+		fail "$n: perf script failed: $(tail -3 "$TMPD/$n.merged.err")"
+	"$PY" "$H/check_chains.py" analyse "$TMPD/$n.merged" "$w" > "$TMPD/$n.check" ||
+		{ cat "$TMPD/$n.check"; fail "$n: merged callchains wrong"; }
+	read -r ns nu <<EOF
+$(sed -n 's/^samples=\([0-9]*\) user=\([0-9]*\) .*/\1 \2/p' "$TMPD/$n.check")
+EOF
+	share=$(awk -v u="$nu" -v s="$ns" 'BEGIN { printf "%.1f", 100 * u / s }')
+	rpct=$(awk -v r="$reach" 'BEGIN { printf "%.1f", 100 * r }')
+	awk -v u="$nu" -v s="$ns" -v r="$reach" 'BEGIN { exit !(u / s >= r - 0.03) }' ||
+		fail "$n: user frames in $share% of the $w samples, $rpct% can have them"
+
+	# 6. interop
+	iop=-
+	if [ $upstream_ok = 1 ]; then
+		"$UPSTREAM" script -F "$fields" $SYM -i "$f" > "$TMPD/$n.up" 2> /dev/null ||
+			fail "$n: upstream perf script failed"
+		"$UPSTREAM" script --no-merge-callchains -F "$fields" $SYM -i "$f" > "$TMPD/$n.up.raw" 2> /dev/null ||
+			fail "$n: upstream perf script --no-merge-callchains failed"
+		"$PY" "$H/check_chains.py" compare "$TMPD/$n.merged" "$TMPD/$n.up" "$TMPD/$n.up.raw" > "$TMPD/$n.cmp" ||
+			{ cat "$TMPD/$n.cmp"; fail "$n: our merged user frames differ from upstream perf 7.2's"; }
+		iop=$(sed -n 's/^compared=\([0-9]*\) same=\([0-9]*\).*theirs-unmerged=\([0-9]*\).*/\2 same of \1 (+\3 unmerged by 7.2)/p' "$TMPD/$n.cmp")
+	fi
+	printf '%-11s %7s %8s %8s %9s %s\n' "$n" "$samples" "$records" "$share" "$rpct" "$iop"
+done
+echo "PASS"

@@ -1,0 +1,233 @@
+#!/bin/bash
+# run.sh - record with OUR perf on a real Linux 7.2 kernel, the kind that
+# writes deferred user callchains (no kernel on our machines does).
+#
+#   tests/realkernel/run.sh          record, results in build/realkernel/out/
+#   tests/realkernel/run.sh --key    print the cache key (perf + harness hashes)
+#
+# 1. installs qemu-system-x86, busybox-static, cpio (and python3-zstandard,
+#    for tests/tools/deferred_stats.py on -z files) with apt if missing;
+# 2. gets Debian sid's newest linux-image-7.2.*-cloud-amd64 from the Debian
+#    mirror with a private apt configuration (its own sources.list, lists
+#    and cache: the host's apt setup is not touched) and unpacks its
+#    linux-base/linux-binary/linux-modules packages (vmlinuz, virtio_blk.ko),
+#    all cached under ${PERF_DEFER_CACHE:-/var/cache/perf-defer}/realkernel;
+# 3. builds our static frame pointer workloads (workloads/*.c);
+# 4. builds an initramfs: busybox-static, $PERF (default build/perf/perf)
+#    with the shared libraries ldd lists, the workloads at /realkernel/bin,
+#    guest-init as /init;
+# 5. boots it under qemu TCG (no KVM needed, 2 vCPUs): guest-init records
+#    the workloads with `perf record --call-graph fp,defer` per task, -a,
+#    --per-thread, -z, pipe mode, two events (and one plain fp recording)
+#    and writes its results as a tar archive onto a virtio disk;
+# 6. unpacks them into build/realkernel/out/ (data/, logs/, sysinfo/,
+#    recordings.tsv, console.txt) with symfs/ for symbolising on the host:
+#    perf script --symfs=OUT/symfs --kallsyms=OUT/symfs/kallsyms
+#    and the wall times in walltime.txt.
+#
+# About 2-4 minutes on 2 cores, most of it in qemu.  Exit status 77 (with a
+# "SKIP: reason" line) when qemu or the kernel package cannot be had; any
+# other failure is an error.  Environment: PERF, PERF_DEFER_CACHE,
+# REALKERNEL_MIRROR (default http://deb.debian.org/debian), REALKERNEL_OUT.
+set -eu
+HERE=$(cd "$(dirname "$0")" && pwd)
+TOP=$(cd "$HERE/../.." && pwd)
+PERF=${PERF:-$TOP/build/perf/perf}
+CACHE=${PERF_DEFER_CACHE:-/var/cache/perf-defer}/realkernel
+MIRROR=${REALKERNEL_MIRROR:-http://deb.debian.org/debian}
+OUT=${REALKERNEL_OUT:-$TOP/build/realkernel/out}
+WORK=$(dirname "$OUT")/work
+CFLAGS="-O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-shrink-wrap -static -pthread -Wall"
+WORKLOADS="syscalls threads userloop longsys exiter"
+export LC_ALL=C
+
+unavailable() { echo "SKIP: $*"; exit 77; }
+die() { echo "run.sh: $*" >&2; exit 1; }
+log() { echo "=== [$(date +%T)] $*"; }
+now() { date +%s.%N; }
+since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
+
+[ -x "$PERF" ] || die "no perf binary at $PERF (make build, or set PERF)"
+PERF=$(readlink -f "$PERF")
+
+# the key of a result: which perf recorded, with which harness
+key() {
+	{
+		echo "perf $(sha256sum < "$PERF" | cut -d' ' -f1)"
+		cat "$HERE/run.sh" "$HERE/guest-init" "$HERE"/workloads/*.[ch] | sha256sum | sed 's/^/harness /;s/ *-$//'
+	}
+}
+if [ "${1:-}" = --key ]; then key; exit 0; fi
+
+T0=$(now)
+mkdir -p "$CACHE" "$WORK" || unavailable "cannot create $CACHE"
+# one run at a time in this output directory
+exec 8> "$(dirname "$OUT")/.run.lock"
+flock 8
+
+# --- 1. host packages ------------------------------------------------------
+need=""
+for p in qemu-system-x86 busybox-static cpio python3-zstandard; do
+	dpkg -s "$p" > /dev/null 2>&1 || need="$need $p"
+done
+if [ -n "$need" ]; then
+	[ "$(id -u)" = 0 ] || unavailable "missing packages:$need (installing them needs root)"
+	log "apt-get install$need"
+	apt-get install -y -q --no-install-recommends $need > "$CACHE/apt-install.log" 2>&1 ||
+		unavailable "apt-get install$need failed (see $CACHE/apt-install.log)"
+fi
+command -v qemu-system-x86_64 > /dev/null || unavailable "no qemu-system-x86_64"
+[ -x /bin/busybox ] || unavailable "no /bin/busybox"
+
+# --- 2. the kernel: newest linux-image-7.2.*-cloud-amd64 of sid --------------
+T1=$(now)
+exec 9> "$CACHE/.lock"
+flock 9
+APT=$CACHE/apt
+mkdir -p "$APT/lists/partial" "$APT/cache/archives/partial" "$CACHE/debs" "$CACHE/kernels"
+echo "deb $MIRROR sid main" > "$APT/sources.list"
+A=(-o Dir::Etc::SourceList="$APT/sources.list" -o Dir::Etc::SourceParts=/dev/null
+   -o Dir::Etc::Preferences=/dev/null -o Dir::Etc::PreferencesParts=/dev/null
+   -o Dir::State::Lists="$APT/lists" -o Dir::Cache="$APT/cache"
+   -o APT::Architecture=amd64 -o APT::Architectures::=amd64 -o Debug::NoLocking=1)
+KVER=""
+log "sid package lists ($MIRROR)"
+if apt-get "${A[@]}" -q update > "$CACHE/apt-update.log" 2>&1; then
+	KVER=$(apt-cache "${A[@]}" pkgnames linux-image-7.2. |
+		sed -n 's/^linux-image-\(7\.2\.[0-9.]*+[a-z0-9.]*-cloud-amd64\)$/\1/p' | sort -V | tail -1)
+	[ -n "$KVER" ] || echo "no linux-image-7.2.*-cloud-amd64 in sid now"
+else
+	echo "apt-get update failed (see $CACHE/apt-update.log)"
+fi
+if [ -n "$KVER" ] && [ ! -f "$CACHE/kernels/$KVER/.ok" ]; then
+	VER=$(apt-cache "${A[@]}" show "linux-image-$KVER" | sed -n 's/^Version: //p' | head -1)
+	log "download linux-image-$KVER $VER"
+	pkgs=$(apt-cache "${A[@]}" show "linux-image-$KVER=$VER" | sed -n 's/^Depends: //p' | head -1 |
+		tr ',' '\n' | awk -v k="$KVER" -v v="$VER" '
+			$1 == "linux-base-" k || $1 == "linux-binary-" k || $1 == "linux-modules-" k { print $1 "=" v }')
+	[ "$(echo "$pkgs" | wc -w)" -ge 2 ] || die "cannot tell the packages of linux-image-$KVER from its Depends"
+	rm -rf "$CACHE/debs/$KVER" "$CACHE/kernels/$KVER"
+	mkdir -p "$CACHE/debs/$KVER" "$CACHE/kernels/$KVER"
+	if (cd "$CACHE/debs/$KVER" && apt-get "${A[@]}" -q download $pkgs) > "$CACHE/apt-download.log" 2>&1; then
+		for d in "$CACHE/debs/$KVER"/*.deb; do dpkg-deb -x "$d" "$CACHE/kernels/$KVER"; done
+		rm -rf "$CACHE/debs/$KVER"
+		echo "linux-image-$KVER $VER: $pkgs" > "$CACHE/kernels/$KVER/.ok"
+	else
+		echo "apt-get download failed (see $CACHE/apt-download.log)"
+		KVER=""
+	fi
+fi
+if [ -z "$KVER" ]; then
+	# no network, or sid has no 7.2 any more: the newest one we have
+	KVER=$(ls "$CACHE/kernels" | while read -r k; do [ -f "$CACHE/kernels/$k/.ok" ] && echo "$k"; done | sort -V | tail -1)
+	[ -n "$KVER" ] || unavailable "cannot get Debian sid's linux-image-7.2.*-cloud-amd64 (see $CACHE/apt-*.log)"
+	echo "using the cached kernel $KVER"
+fi
+flock -u 9
+KROOT=$CACHE/kernels/$KVER
+MODDIR=$KROOT/usr/lib/modules/$KVER
+VMLINUZ=$MODDIR/vmlinuz
+[ -f "$VMLINUZ" ] || VMLINUZ=$KROOT/boot/vmlinuz-$KVER
+[ -f "$VMLINUZ" ] || die "no vmlinuz in $KROOT"
+CONFIG=$MODDIR/config
+[ -f "$CONFIG" ] || CONFIG=$KROOT/boot/config-$KVER
+if [ -f "$CONFIG" ] && ! grep -q '^CONFIG_UNWIND_USER=y' "$CONFIG"; then
+	die "$KVER has no CONFIG_UNWIND_USER: it cannot defer user callchains"
+fi
+echo "kernel: $(cat "$KROOT/.ok")"
+
+# --- 3. workloads ----------------------------------------------------------------
+T2=$(now)
+log "workloads"
+rm -rf "$WORK" && mkdir -p "$WORK/bin"
+for w in $WORKLOADS; do
+	gcc $CFLAGS -o "$WORK/bin/$w" "$HERE/workloads/$w.c" || die "cannot build workload $w"
+done
+
+# --- 4. initramfs ----------------------------------------------------------------
+log "initramfs with $PERF"
+ST=$WORK/root
+mkdir -p "$ST"/usr/bin "$ST"/usr/lib/x86_64-linux-gnu "$ST"/usr/lib64 "$ST"/lib/modules \
+	"$ST"/proc "$ST"/sys "$ST"/dev "$ST"/tmp "$ST"/root "$ST"/etc "$ST"/results "$ST"/realkernel/bin
+ln -s usr/bin "$ST/bin"; ln -s usr/bin "$ST/sbin"; ln -s usr/lib64 "$ST/lib64"
+ln -s ../usr/lib/x86_64-linux-gnu "$ST/lib/x86_64-linux-gnu"
+cp /bin/busybox "$ST/usr/bin/busybox"
+cp "$PERF" "$ST/usr/bin/perf"
+ldd "$PERF" | awk '/=> \//{ print $3 } /^[ \t]*\/lib64\//{ print $1 }' | sort -u | while read -r lib; do
+	case "$lib" in
+	*/lib64/*) cp -L "$lib" "$ST/usr/lib64/$(basename "$lib")" ;;
+	*) cp -L "$lib" "$ST/usr/lib/x86_64-linux-gnu/$(basename "$lib")" ;;
+	esac
+done
+cp "$WORK"/bin/* "$ST/realkernel/bin/"
+printf 'root:x:0:0:root:/root:/bin/sh\n' > "$ST/etc/passwd"
+printf 'root:x:0:\n' > "$ST/etc/group"
+install -m 755 "$HERE/guest-init" "$ST/init"
+# the virtio disk driver and what it needs, unless built in (the package
+# has no modules.dep: the dependencies come from each module's .modinfo)
+decompress() { # FILE
+	case "$1" in
+	*.xz) xz -dc "$1" ;;
+	*.zst) zstd -qdc "$1" ;;
+	*.gz) gzip -dc "$1" ;;
+	*) cat "$1" ;;
+	esac
+}
+add_module() { # NAME
+	local m=$1 f dep
+	grep -q "/$m\.ko$" "$MODDIR/modules.builtin" && return 0
+	grep -qx "$m.ko" "$ST/lib/modules/load-order" && return 0
+	f=$(find "$MODDIR/kernel" -name "$m.ko*" | head -1)
+	[ -n "$f" ] || die "no module $m in $KVER"
+	decompress "$f" > "$ST/lib/modules/$m.ko"
+	for dep in $(tr '\0' '\n' < "$ST/lib/modules/$m.ko" | sed -n 's/^depends=//p' | tr ',' ' '); do
+		add_module "$dep"
+	done
+	echo "$m.ko" >> "$ST/lib/modules/load-order"
+}
+: > "$ST/lib/modules/load-order"
+add_module virtio_pci
+add_module virtio_blk
+# uncompressed: unpacking a compressed initramfs is slow under TCG
+(cd "$ST" && find . -print0 | sort -z | cpio --null -o -H newc --quiet) > "$WORK/initramfs.cpio"
+echo "initramfs: $(du -m "$WORK/initramfs.cpio" | cut -f1) MB"
+
+# --- 5. boot and record ----------------------------------------------------------
+T3=$(now)
+log "qemu (TCG, 2 vCPUs) on $KVER"
+IMG=$WORK/results.img
+rm -f "$IMG" && truncate -s 256M "$IMG"
+rc=0
+timeout 900 qemu-system-x86_64 -machine pc,accel=tcg -cpu max -smp 2 -m 1024 \
+	-no-reboot -display none -vga none -serial stdio -monitor none \
+	-kernel "$VMLINUZ" -initrd "$WORK/initramfs.cpio" \
+	-append "console=ttyS0 panic=-1 loglevel=4 rdinit=/init" \
+	-drive file="$IMG",format=raw,if=virtio > "$WORK/console.txt" 2>&1 < /dev/null || rc=$?
+QEMU_S=$(since "$T3")
+grep -a '^GUEST: ' "$WORK/console.txt" || true
+[ "$rc" = 0 ] || { tail -30 "$WORK/console.txt"; die "qemu exited with $rc after $QEMU_S s"; }
+
+# --- 6. results ------------------------------------------------------------------
+rm -rf "$OUT.tmp" && mkdir -p "$OUT.tmp"
+tar xf "$IMG" -C "$OUT.tmp" 2> /dev/null || true
+[ -f "$OUT.tmp/done" ] || { tail -30 "$WORK/console.txt"; die "the guest wrote no results"; }
+rm -f "$OUT.tmp/done" "$IMG"
+cp "$WORK/console.txt" "$OUT.tmp/console.txt"
+mkdir -p "$OUT.tmp/symfs/realkernel/bin"
+cp "$WORK"/bin/* "$OUT.tmp/symfs/realkernel/bin/"
+mv "$OUT.tmp/sysinfo/kallsyms.txt" "$OUT.tmp/symfs/kallsyms"
+cat "$KROOT/.ok" > "$OUT.tmp/kernel.txt"
+key > "$OUT.tmp/key"
+TOTAL_S=$(since "$T0")
+{
+	echo "harness wall time: $TOTAL_S s"
+	echo "  packages: $(awk -v a="$T0" -v b="$T1" 'BEGIN { printf "%.1f", b - a }') s"
+	echo "  kernel (apt update, download if new): $(awk -v a="$T1" -v b="$T2" 'BEGIN { printf "%.1f", b - a }') s"
+	echo "  workloads + initramfs: $(awk -v a="$T2" -v b="$T3" 'BEGIN { printf "%.1f", b - a }') s"
+	echo "  qemu (boot, record, write results): $QEMU_S s"
+	echo "recordings (guest seconds):"
+	awk -F'\t' '{ printf "  %-10s rc=%s %6s s\n", $1, $2, $3 }' "$OUT.tmp/recordings.tsv"
+} > "$OUT.tmp/walltime.txt"
+rm -rf "$OUT" && mv "$OUT.tmp" "$OUT"
+cat "$OUT/walltime.txt"
+log "results in $OUT"
