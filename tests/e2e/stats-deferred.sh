@@ -1,0 +1,79 @@
+#!/bin/bash
+# stats-deferred: the "Deferred callchains:" counters of 'perf report
+# --stats' on every real recording agree with the independent count in
+# analysis/NAME.stats.json (tests/tools/deferred_stats.py, a perf.data
+# parser that does not use perf):
+#   SAMPLE / CALLCHAIN_DEFERRED events   = samples / deferred_records
+#   deferred samples                     = samples_with_USER_DEFERRED
+#   merged                               = samples_matched
+#   merged, after their record           = unmatched_samples_taken_AFTER_their_cookies_record
+#   without user callchain               = unmatched_samples_whose_cookie_never_appears
+#   records used by no sample            = deferred_records_orphan
+#   given up waiting, invalid records,
+#   records not used (perf report merges) = 0
+# and recordings without deferred callchains show no such section.
+. "$(dirname "$0")/../lib.sh"
+
+bad=0
+n=0
+for data in "$FIX"/data/*.data; do
+	name=$(basename "$data" .data)
+	n=$((n + 1))
+	if ! "$PERF" report --stats -i "$data" > "$TMPD/$name.txt" 2> "$TMPD/$name.err"; then
+		echo "FAIL $name: perf report --stats failed: $(head -3 "$TMPD/$name.err")"
+		bad=$((bad + 1))
+		continue
+	fi
+	# an ASan/UBSan build reports on stderr
+	if grep -E 'runtime error|Sanitizer' "$TMPD/$name.err"; then
+		echo "FAIL $name: sanitizer report"
+		bad=$((bad + 1))
+		continue
+	fi
+	if out=$(python3 - "$TMPD/$name.txt" "$FIX/analysis/$name.stats.json" <<'PY'
+import json, re, sys
+text = open(sys.argv[1]).read()
+a = json.load(open(sys.argv[2]))
+
+def counter(name, section):
+    m = re.search(r"^\s*" + re.escape(name) + r":\s+(\d+)", section, re.M)
+    return int(m.group(1)) if m else None
+
+agg = text.split("Aggregated stats:", 1)[-1]
+got_deferred = "Deferred callchains:" in text
+dc = agg.split("Deferred callchains:", 1)[1] if got_deferred else ""
+checks = [("SAMPLE events", counter("SAMPLE events", agg), a["samples"]),
+          ("CALLCHAIN_DEFERRED events",
+           counter("CALLCHAIN_DEFERRED events", agg) or 0, a["deferred_records"])]
+if a["deferred_records"] or a["samples_with_USER_DEFERRED"]:
+    checks += [
+        ("deferred samples", counter("deferred samples", dc),
+         a["samples_with_USER_DEFERRED"]),
+        ("merged", counter("merged", dc), a["samples_matched"]),
+        ("merged, after their record", counter("merged, after their record", dc),
+         a["unmatched_samples_taken_AFTER_their_cookies_record"]),
+        ("without user callchain", counter("without user callchain", dc),
+         a["unmatched_samples_whose_cookie_never_appears"]),
+        ("records used by no sample", counter("records used by no sample", dc),
+         a["deferred_records_orphan"]),
+        ("of which given up waiting", counter("of which given up waiting", dc), 0),
+        ("invalid records", counter("invalid records", dc), 0),
+        ("records not used", counter("records not used", dc), 0),
+    ]
+elif got_deferred:
+    checks.append(("a Deferred callchains section", 1, 0))
+bad = ["%s: %s, want %s" % c for c in checks if c[1] != c[2]]
+print("; ".join(bad) if bad else
+      ", ".join("%s %s" % (c[0], c[1]) for c in checks[:6]))
+sys.exit(1 if bad else 0)
+PY
+	); then
+		echo "ok   $name: $out"
+	else
+		echo "FAIL $name: $out"
+		bad=$((bad + 1))
+	fi
+done
+[ "$n" -gt 0 ] || fail "no recordings in $FIX/data"
+[ "$bad" = 0 ] || fail "$bad of $n recordings differ"
+echo "all $n recordings agree"

@@ -1,0 +1,819 @@
+#!/usr/bin/python3
+"""gen_perfdata.py - write synthetic perf.data files with deferred user callchains.
+
+Writes, at any scale, a perf.data file ("deferred file") laid out like a
+recording made with `perf record --call-graph fp,defer` on a Linux 6.19+
+kernel, and optionally the same samples with ordinary full callchains
+("floor file": the same stacks as PERF_CONTEXT_USER chains, no record 22),
+which any perf can read.  Python 3 standard library only; no perf code.
+
+The deferred file
+  - one cpu-clock event (PERF_TYPE_SOFTWARE, config 0, freq 1000) with
+    defer_callchain (attr bit 38) and defer_output (bit 39) in the flag word
+    at attr offset 40, sample_id_all, sample_type IP|TID|TIME|CALLCHAIN|PERIOD
+    (+ ID with --sample-id, + CPU with --sample-cpu), attr size 136 (perf
+    6.12's; --attr-size 144 writes perf 7.x's size);
+  - side-band: MMAP2 of [kernel.kallsyms]_text, per process COMM (exec) and
+    MMAP2 of the text segment of a real static binary at its link address
+    (default tests/fixtures/real-7.2/bin/mt_syscalls, so perf can symbolise
+    the user frames), a COMM per thread, an EXIT per thread at the end;
+  - samples: a kernel-mode sample carries
+    [PERF_CONTEXT_KERNEL, kernel ips..., PERF_CONTEXT_USER_DEFERRED, cookie],
+    a user-mode one [PERF_CONTEXT_USER_DEFERRED, cookie];
+  - PERF_RECORD_CALLCHAIN_DEFERRED (22) {cookie, nr, ips[nr], sample_id}
+    after the samples of each kernel entry (misc PERF_RECORD_MISC_USER);
+  - events are written in "rounds" like perf record does: within a round
+    grouped by CPU buffer (then time), rounds separated by FINISHED_ROUND;
+    so a record written on another CPU than its samples (--migrate) can sit
+    earlier in the file than its samples while being later in time.
+
+Model: T threads (--threads) in P processes (--procs) on C CPUs (--cpus).
+A "kernel entry" of a thread gets one cookie; it is a syscall with S
+kernel-mode samples (--per-entry) or, with probability --user-frac, an
+interrupt in user mode with one user-mode sample.  Entries are scheduled
+round-robin over the threads (--schedule interleave: at most one entry
+pending at a time) or in waves where every thread takes its samples before
+any record is written (--schedule burst: T entries pending at once).
+Exactly --samples samples are written.  With --late a fraction of entries
+gets one more kernel-mode sample taken after its own record (same cookie,
+no record follows: the kernel's late-sample window); with --missing a
+fraction of entries never gets its record (task exit, lost buffer).
+
+Kernel addresses come from the guest kallsyms of the fixtures
+(sysinfo/kallsyms.txt.xz) when present: use perf's --kallsyms with the
+same file to symbolise them; otherwise they are made up.
+
+Bad input (--bad KIND[:N], repeatable, N instances spread over the file):
+  nr-past-end   a record whose nr claims 1000 more ips than its size holds
+  nr0           a record with nr = 0 (empty user stack; legal per the ABI)
+  nr-big        a record with nr = 600 > 510 (kernel's max), size consistent
+  cookie0       an entry whose samples and record carry cookie 0
+  dup           a record written twice (same tid and cookie)
+  unknown-tid   a record for a tid that has no COMM and no sample
+  no-sample-id  a record without its sample_id trailer (size too short)
+and --truncate FRAC cuts the deferred file inside the record at FRAC of
+its data (--truncate-header: keep the header as is, fit its data size to
+the cut, or zero it like a killed perf record).  deferred_stats.py
+cannot parse nr-past-end, no-sample-id or truncated files: the summary then
+says "stats_checkable": false.
+
+Output: a JSON summary on stdout; its "expect" object holds the counts that
+tests/tools/deferred_stats.py must find in the deferred file (same keys).
+
+Examples:
+  gen_perfdata.py -o d.data --floor f.data --samples 100000 --threads 64
+  gen_perfdata.py -o d.data --samples 32768 --threads 32768 --per-entry 1 \\
+      --user-frac 0 --schedule burst          # 32k pending samples
+  gen_perfdata.py -o p.data --mode pipe --migrate 0.1 --late 0.01
+  gen_perfdata.py -o b.data --bad nr-past-end:3 --bad dup --truncate 0.7
+"""
+import argparse
+import bisect
+import json
+import lzma
+import os
+import random
+import struct
+import sys
+import zlib
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIX = os.path.normpath(os.path.join(HERE, "..", "fixtures", "real-7.2"))
+
+# record types, misc bits
+R_MMAP, R_COMM, R_EXIT, R_SAMPLE, R_MMAP2, R_DEFERRED = 1, 3, 4, 9, 10, 22
+R_HEADER_ATTR, R_FINISHED_ROUND, R_HEADER_FEATURE = 64, 68, 80
+MISC_KERNEL, MISC_USER, MISC_COMM_EXEC = 1, 2, 1 << 13
+
+S_IP, S_TID, S_TIME, S_CALLCHAIN, S_ID, S_CPU, S_PERIOD = 1, 2, 4, 0x20, 0x40, 0x80, 0x100
+F_ID = 4  # read_format
+
+CTX_KERNEL = 2**64 - 128
+CTX_USER = 2**64 - 512
+CTX_USER_DEFERRED = 2**64 - 640
+
+# attr flag bits
+A_DISABLED, A_INHERIT, A_MMAP, A_COMM, A_FREQ, A_ENABLE_ON_EXEC, A_TASK = 0, 1, 8, 9, 10, 12, 13
+A_SAMPLE_ID_ALL, A_MMAP2, A_COMM_EXEC = 18, 23, 24
+A_DEFER_CALLCHAIN, A_DEFER_OUTPUT = 38, 39
+
+# feature ids (perf's enum in util/header.h)
+FEAT_HOSTNAME, FEAT_OSRELEASE, FEAT_VERSION, FEAT_ARCH, FEAT_NRCPUS, FEAT_CMDLINE = 3, 4, 5, 6, 7, 11
+FEAT_EVENT_DESC = 12
+
+BAD_KINDS = ("nr-past-end", "nr0", "nr-big", "cookie0", "dup", "unknown-tid", "no-sample-id")
+UNPARSEABLE = ("nr-past-end", "no-sample-id")
+
+
+# ---------------------------------------------------------------- inputs --
+class Binary:
+    """Exec PT_LOAD segment and function symbols of an ELF64 LE executable."""
+
+    def __init__(self, path):
+        with open(path, "rb") as f:
+            b = f.read()
+        if b[:4] != b"\x7fELF" or b[4] != 2 or b[5] != 1:
+            sys.exit("%s: not an ELF64 little-endian file" % path)
+        (e_type, _, _, _, e_phoff, e_shoff, _, _, e_phentsize, e_phnum,
+         e_shentsize, e_shnum, _) = struct.unpack_from("<HHIQQQIHHHHHH", b, 16)
+        self.segments = []
+        for i in range(e_phnum):
+            p_type, p_flags, p_offset, p_vaddr, _, p_filesz, _, _ = \
+                struct.unpack_from("<IIQQQQQQ", b, e_phoff + i * e_phentsize)
+            if p_type == 1 and p_flags & 1:
+                self.segments.append((p_vaddr, p_filesz, p_offset))
+        if not self.segments:
+            sys.exit("%s: no executable PT_LOAD segment" % path)
+        shdrs = [struct.unpack_from("<IIQQQQIIQQ", b, e_shoff + i * e_shentsize)
+                 for i in range(e_shnum)]
+        funcs = {}
+        for sh in shdrs:
+            if sh[1] != 2:  # SHT_SYMTAB
+                continue
+            strtab = shdrs[sh[6]]
+            for off in range(sh[4], sh[4] + sh[5], 24):
+                st_name, st_info, _, st_shndx, st_value, st_size = struct.unpack_from("<IBBHQQ", b, off)
+                if st_info & 0xf != 2 or st_size < 8 or st_shndx == 0:
+                    continue
+                if not any(v <= st_value < v + s for v, s, _ in self.segments):
+                    continue
+                s0 = strtab[4] + st_name
+                name = b[s0:b.index(b"\0", s0)].decode()
+                funcs.setdefault(name, (st_value, st_size))
+        if len(funcs) < 8:
+            sys.exit("%s: no symbol table (need an unstripped binary)" % path)
+        self.funcs = funcs
+        self.e_type = e_type
+
+    def map_range(self):
+        """(start, len, pgoff) of the text mapping, page aligned."""
+        v, s, o = self.segments[0]
+        start = v & ~0xfff
+        end = (v + s + 0xfff) & ~0xfff
+        return start, end - start, o & ~0xfff
+
+
+class Kallsyms:
+    def __init__(self, path):
+        opener = lzma.open if path.endswith(".xz") else open
+        ents = []
+        with opener(path, "rt") as f:
+            for line in f:
+                p = line.split()
+                if len(p) >= 3 and p[1] in "tT" and len(p) == 3:
+                    ents.append((int(p[0], 16), p[2]))
+        ents.sort()
+        self.addr = {}
+        self.funcs = []  # (name, start, size)
+        for i, (a, n) in enumerate(ents[:-1]):
+            size = ents[i + 1][0] - a
+            self.addr.setdefault(n, (a, size))
+            if 16 <= size <= 65536 and not n.startswith(("__pfx_", "__UNIQUE_ID")) \
+                    and "." not in n:
+                self.funcs.append((n, a, size))
+        self.text = self.addr.get("_text", (ents[0][0], 0))[0]
+        self.etext = self.addr.get("_etext", (ents[-1][0] + 0x1000, 0))[0]
+
+
+# --------------------------------------------------------------- encoding --
+class Enc:
+    def __init__(self, endian):
+        self.e = "<" if endian == "little" else ">"
+        self.big = endian == "big"
+
+    def pack(self, fmt, *a):
+        return struct.pack(self.e + fmt, *a)
+
+    def u64s(self, vals):
+        return struct.pack("%s%dQ" % (self.e, len(vals)), *vals)
+
+    def flags(self, bits):
+        """attr bitfield word: a big-endian ABI allocates bitfields from the
+        most significant bit of each byte (perf reverses the bits of every
+        byte when it swaps an attr)."""
+        v = 0
+        for b in bits:
+            v |= 1 << b
+        raw = struct.pack("<Q", v)
+        if self.big:
+            raw = bytes(int("{:08b}".format(x)[::-1], 2) for x in raw)
+        return raw
+
+
+def pad8(b):
+    return b + b"\0" * (-len(b) % 8)
+
+
+def cstr(s, limit=None):
+    b = s.encode()
+    if limit:
+        b = b[:limit - 1]
+    return pad8(b + b"\0")
+
+
+def feat_string(enc, s):
+    b = s.encode() + b"\0"
+    n = (len(b) + 63) & ~63
+    return enc.pack("I", n) + b + b"\0" * (n - len(b))
+
+
+# ------------------------------------------------------------------ model --
+class Entry:
+    __slots__ = ("tid", "pid", "cpu", "cookie", "kstacks", "ustack", "user_mode",
+                 "rec_seq", "has_record", "bad")
+
+    def __init__(self):
+        self.rec_seq = None
+        self.bad = None
+
+
+class Gen:
+    def __init__(self, a):
+        self.a = a
+        self.rng = random.Random(a.seed)
+        self.enc = Enc(a.endian)
+        self.bin = Binary(a.binary)
+        self.dso = a.dso_path or os.path.abspath(a.binary)
+        self.comm = os.path.basename(a.binary)[:15]
+        ks = a.kallsyms
+        if ks is None:
+            p = os.path.join(FIX, "sysinfo", "kallsyms.txt.xz")
+            ks = p if os.path.exists(p) else ""
+        self.ksyms = Kallsyms(ks) if ks else None
+        self.stype = S_IP | S_TID | S_TIME | S_CALLCHAIN | S_PERIOD
+        if a.sample_id:
+            self.stype |= S_ID
+        if a.sample_cpu:
+            self.stype |= S_CPU
+        self.ids = [1000 + c for c in range(a.cpus)]
+        self.make_stacks()
+        self.make_threads()
+        self.cookie_ctr = [self.rng.randrange(0x100, 0x10000) | 1 for _ in range(a.cpus)]
+        self.seq = 0
+        self.ex = dict(samples=0, samples_kernel_mode=0, samples_user_mode=0,
+                       samples_with_USER_DEFERRED=0, deferred_records=0,
+                       samples_matched=0, samples_unmatched=0,
+                       unmatched_samples_taken_AFTER_their_cookies_record=0,
+                       unmatched_samples_whose_cookie_never_appears=0,
+                       matched_samples_whose_deferred_record_is_EARLIER_in_file_order=0,
+                       deferred_records_used=0, deferred_records_orphan=0,
+                       deferred_with_same_tid_cookie_more_than_once=0)
+        self.info = dict(entries=0, entries_kernel=0, entries_user=0, entries_missing_record=0,
+                         records_migrated=0, max_pending_entries=0, max_pending_samples=0,
+                         rounds=0, bad={})
+
+    # -- stacks
+    def make_stacks(self):
+        rng, f = self.rng, self.bin.funcs
+        names = sorted(n for n, (v, s) in f.items() if s >= 16)
+        outer = [n for n in ("main", "__libc_start_call_main", "__libc_start_main_impl", "_start")
+                 if n in f]
+
+        def uip(name, leaf=False):
+            v, s = f[name]
+            return v + (rng.randrange(0, s) if leaf else rng.randrange(1, s))
+
+        self.ustacks = []
+        for _ in range(self.a.stacks):
+            depth = rng.randrange(1, 8)
+            chain = [uip(rng.choice(names), True)] + [uip(rng.choice(names)) for _ in range(depth - 1)]
+            chain += [uip(n) for n in outer]
+            self.ustacks.append(chain)
+        ks = self.ksyms
+        if ks:
+            def kip(name):
+                a, s = ks.addr[name]
+                return a + rng.randrange(1, max(2, min(s, 4096)))
+
+            def krand():
+                n, a, s = rng.choice(ks.funcs)
+                return a + rng.randrange(1, s)
+            base = [n for n in ("x64_sys_call", "do_syscall_64", "entry_SYSCALL_64_after_hwframe")
+                    if n in ks.addr]
+            defer = [n for n in ("perf_callchain_deferred_output", "perf_unwind_deferred_callback",
+                                 "process_unwind_deferred", "task_work_run",
+                                 "exit_to_user_mode_loop", "do_syscall_64",
+                                 "entry_SYSCALL_64_after_hwframe") if n in ks.addr]
+        else:
+            def kip(name):
+                return 0xffffffff81000000 + (zlib.crc32(name.encode()) & 0xffffff)
+
+            def krand():
+                return 0xffffffff81000000 + rng.randrange(0x10, 0xfffff0)
+            base = ["x64_sys_call", "do_syscall_64", "entry_SYSCALL_64_after_hwframe"]
+            defer = ["perf_callchain_deferred_output", "task_work_run", "do_syscall_64",
+                     "entry_SYSCALL_64_after_hwframe"]
+        self.kstacks = []
+        for _ in range(max(4, self.a.stacks // 2)):
+            self.kstacks.append([krand() for _ in range(rng.randrange(1, 9))] + [kip(n) for n in base])
+        self.kdefer = [krand()] + [kip(n) for n in defer]
+        # packed chain parts, shared by every sample using them
+        u = self.enc.u64s
+        self.kpart = [u([CTX_KERNEL] + k) for k in self.kstacks]
+        self.kdefer_part = u([CTX_KERNEL] + self.kdefer)
+        self.upart_floor = [u([CTX_USER] + s) for s in self.ustacks]
+        self.urec = [u(s) for s in self.ustacks]
+
+    def make_threads(self):
+        a = self.a
+        self.threads = []  # (pid, tid, cpu)
+        per = -(-a.threads // a.procs)
+        for i in range(a.threads):
+            p = i // per
+            pid = a.first_pid + p * per
+            self.threads.append((pid, a.first_pid + i, i % a.cpus))
+        self.pids = sorted({t[0] for t in self.threads})
+
+    def new_cookie(self, cpu):
+        c = self.cookie_ctr[cpu]
+        self.cookie_ctr[cpu] += 2
+        return (c << 32) | (cpu + 1)
+
+    # -- records (return bytes for the deferred file and the floor file)
+    def sid(self, pid, tid, time, cpu):
+        if self.a.no_sample_id_all:
+            return b""
+        b = self.enc.pack("iiQ", pid, tid, time)
+        if self.stype & S_ID:
+            b += self.enc.pack("Q", self.ids[cpu])
+        if self.stype & S_CPU:
+            b += self.enc.pack("II", cpu, 0)
+        return b
+
+    def hdr(self, typ, misc, body):
+        return self.enc.pack("IHH", typ, misc, 8 + len(body)) + body
+
+    def r_comm(self, pid, tid, name, time, cpu, exec_=False):
+        return self.hdr(R_COMM, MISC_COMM_EXEC if exec_ else 0,
+                        self.enc.pack("ii", pid, tid) + cstr(name, 16) + self.sid(pid, tid, time, cpu))
+
+    def r_mmap2(self, pid, tid, start, length, pgoff, name, time, cpu, misc, prot=5, ino=0):
+        body = (self.enc.pack("iiQQQIIQQII", pid, tid, start, length, pgoff, 8, 1, ino, 0, prot, 2)
+                + cstr(name) + self.sid(pid, tid, time, cpu))
+        return self.hdr(R_MMAP2, misc, body)
+
+    def r_exit(self, pid, tid, time, cpu):
+        return self.hdr(R_EXIT, 0, self.enc.pack("iiiiQ", pid, pid, tid, pid, time)
+                        + self.sid(pid, tid, time, cpu))
+
+    def r_sample(self, e, time, cpu, kpart, user_mode, kernel_ip):
+        st, p = self.stype, self.enc.pack
+        ip = self.ustacks[e.ustack][0] if user_mode else kernel_ip
+        head = p("QiiQ", ip, e.pid, e.tid, time)
+        if st & S_ID:
+            head += p("Q", self.ids[cpu])
+        if st & S_CPU:
+            head += p("II", cpu, 0)
+        head += p("Q", 1000000)
+        misc = MISC_USER if user_mode else MISC_KERNEL
+        kp = b"" if user_mode else kpart
+        dchain = kp + p("QQ", CTX_USER_DEFERRED, e.cookie)
+        if e.bad == "nr0":
+            fchain = kp
+        elif e.bad == "nr-big":
+            fchain = kp + self.enc.u64s([CTX_USER] + self.big_stack(e))
+        else:
+            fchain = kp + self.upart_floor[e.ustack]
+        d = self.hdr(R_SAMPLE, misc, head + p("Q", len(dchain) // 8) + dchain)
+        f = self.hdr(R_SAMPLE, misc, head + p("Q", len(fchain) // 8) + fchain)
+        return d, f
+
+    def big_stack(self, e):
+        s = self.ustacks[e.ustack]
+        return (s[:-1] * (600 // max(1, len(s) - 1) + 1))[:599] + s[-1:]
+
+    def r_deferred(self, e, time, cpu):
+        p = self.enc.pack
+        if e.bad == "nr0":
+            ips, nr = b"", 0
+        elif e.bad == "nr-big":
+            ips = self.enc.u64s(self.big_stack(e))
+            nr = 600
+        else:
+            ips = self.urec[e.ustack]
+            nr = len(ips) // 8
+        if e.bad == "nr-past-end":
+            nr += 1000
+        sid = b"" if e.bad == "no-sample-id" else self.sid(e.pid, e.tid, time, cpu)
+        return self.hdr(R_DEFERRED, MISC_USER, p("QQ", e.cookie, nr) + ips + sid)
+
+    # -- headers
+    def attr(self, defer):
+        a, p = self.a, self.enc.pack
+        bits = [A_DISABLED, A_INHERIT, A_MMAP, A_COMM, A_FREQ, A_ENABLE_ON_EXEC, A_TASK,
+                A_MMAP2, A_COMM_EXEC]
+        if not a.no_sample_id_all:
+            bits.append(A_SAMPLE_ID_ALL)
+        if defer:
+            bits += [A_DEFER_CALLCHAIN, A_DEFER_OUTPUT]
+        b = p("IIQQQQ", 1, a.attr_size, 0, 1000, self.stype, F_ID) + self.enc.flags(bits)
+        return b + b"\0" * (a.attr_size - len(b))
+
+    def features(self, defer):
+        e = self.enc
+        desc = (e.pack("II", 1, self.a.attr_size) + self.attr(defer) + e.pack("I", len(self.ids))
+                + feat_string(e, "cpu-clock") + e.u64s(self.ids))
+        return [(FEAT_HOSTNAME, feat_string(e, "perf-defer-gen")),
+                (FEAT_OSRELEASE, feat_string(e, "7.2.0-synthetic")),
+                (FEAT_VERSION, feat_string(e, "7.2.synthetic")),
+                (FEAT_ARCH, feat_string(e, "x86_64")),
+                (FEAT_NRCPUS, e.pack("II", self.a.cpus, self.a.cpus)),
+                (FEAT_CMDLINE, e.pack("I", 2) + feat_string(e, "perf") + feat_string(e, "record")),
+                (FEAT_EVENT_DESC, desc)]
+
+    # -- event stream in time order: yields (time, cpu, kind, payload)
+    def events(self):
+        a, rng = self.a, self.rng
+        t = [a.start_time]
+
+        def tick():
+            t[0] += rng.randrange(200, 2000)
+            return t[0]
+
+        ks = self.ksyms
+        if ks:
+            yield (0, 0, "raw", self.r_mmap2(-1, 0, ks.text, ks.etext - ks.text, ks.text,
+                                             "[kernel.kallsyms]_text", 0, 0, MISC_KERNEL, 0, 0))
+        else:
+            yield (0, 0, "raw", self.r_mmap2(-1, 0, 0xffffffff81000000, 0x1000000,
+                                             0xffffffff81000000, "[kernel.kallsyms]_text",
+                                             0, 0, MISC_KERNEL, 0, 0))
+        start, length, pgoff = self.bin.map_range()
+        for pid in self.pids:
+            tm = tick()
+            cpu = (pid - a.first_pid) % a.cpus
+            yield (tm, cpu, "raw", self.r_comm(pid, pid, self.comm, tm, cpu, True))
+            tm = tick()
+            yield (tm, cpu, "raw", self.r_mmap2(pid, pid, start, length, pgoff, self.dso,
+                                                tm, cpu, MISC_USER, 5, 4242))
+        for pid, tid, cpu in self.threads:
+            if tid != pid:
+                tm = tick()
+                yield (tm, cpu, "raw", self.r_comm(pid, tid, self.comm, tm, cpu))
+
+        # bad-input positions: emitted-sample thresholds
+        bad = []
+        for spec in a.bad:
+            kind, _, n = spec.partition(":")
+            n = int(n or 1)
+            for k in range(n):
+                bad.append((a.samples * (k + 1) // (n + 1), kind))
+        bad.sort(key=lambda x: x[0])
+        ex, info = self.ex, self.info
+        pending = [0, 0]  # entries, samples waiting for a record
+
+        def plan(ti, budget):
+            pid, tid, cpu = self.threads[ti]
+            e = Entry()
+            e.pid, e.tid, e.cpu = pid, tid, cpu
+            e.ustack = rng.randrange(len(self.ustacks))
+            e.user_mode = rng.random() < a.user_frac
+            n = 1 if e.user_mode else min(a.per_entry, budget)
+            e.has_record = not (rng.random() < a.missing)
+            late = e.has_record and rng.random() < a.late and budget > n
+            # inject the bad inputs whose position falls in this entry
+            while bad and bad[0][0] < ex["samples"] + n:
+                kind = bad[0][1]
+                if kind == "unknown-tid":
+                    bad.pop(0)
+                    self.unknown_tid += 1
+                    u = Entry()
+                    u.pid, u.cpu = pid, cpu
+                    u.tid = self.threads[-1][1] + 1000 + self.unknown_tid
+                    u.ustack, u.cookie = e.ustack, self.new_cookie(cpu)
+                    self.standalone.append(u)
+                    info["bad"][kind] = info["bad"].get(kind, 0) + 1
+                    continue
+                if e.bad:
+                    break  # one per entry: the next entry takes it
+                bad.pop(0)
+                e.bad = kind
+                info["bad"][kind] = info["bad"].get(kind, 0) + 1
+                e.has_record = True
+                if kind in ("nr0", "nr-big") and e.user_mode:
+                    e.user_mode = False
+                    n = min(a.per_entry, budget)
+                if kind in ("cookie0", "dup"):
+                    late = False
+                late = late and budget > n
+            e.kstacks = [rng.randrange(len(self.kstacks)) for _ in range(n)]
+            e.cookie = 0 if e.bad == "cookie0" else self.new_cookie(cpu)
+            if e.cookie == 0:
+                c0 = self.cookie0_tids
+                c0[tid] = c0.get(tid, 0) + 1
+                if c0[tid] == 2:  # (tid, 0) now has more than one record
+                    ex["deferred_with_same_tid_cookie_more_than_once"] += 1
+            return e, n, late
+
+        def samples_of(e):
+            for k in e.kstacks:
+                tm = tick()
+                d, f = self.r_sample(e, tm, e.cpu, self.kpart[k], e.user_mode, self.kstacks[k][0])
+                ex["samples"] += 1
+                ex["samples_with_USER_DEFERRED"] += 1
+                ex["samples_user_mode" if e.user_mode else "samples_kernel_mode"] += 1
+                if e.has_record:
+                    ex["samples_matched"] += 1
+                else:
+                    ex["samples_unmatched"] += 1
+                    ex["unmatched_samples_whose_cookie_never_appears"] += 1
+                yield (tm, e.cpu, "sample", (d, f, e if e.has_record else None))
+            info["entries"] += 1
+            info["entries_user" if e.user_mode else "entries_kernel"] += 1
+            if e.has_record:
+                pending[0] += 1
+                pending[1] += len(e.kstacks)
+                info["max_pending_entries"] = max(info["max_pending_entries"], pending[0])
+                info["max_pending_samples"] = max(info["max_pending_samples"], pending[1])
+            else:
+                info["entries_missing_record"] += 1
+
+        def record_of(e, late):
+            if not e.has_record:
+                return
+            pending[0] -= 1
+            pending[1] -= len(e.kstacks)
+            cpu = e.cpu
+            if a.cpus > 1 and rng.random() < a.migrate:
+                cpu = (cpu + 1 + rng.randrange(a.cpus - 1)) % a.cpus
+                info["records_migrated"] += 1
+            tm = tick()
+            ex["deferred_records"] += 1
+            ex["deferred_records_used"] += 1
+            yield (tm, cpu, "record", (self.r_deferred(e, tm, cpu), e))
+            if e.bad == "dup":
+                tm = tick()
+                ex["deferred_records"] += 1
+                ex["deferred_records_orphan"] += 1
+                ex["deferred_with_same_tid_cookie_more_than_once"] += 1
+                yield (tm, (cpu + 1) % a.cpus, "record", (self.r_deferred(e, tm, (cpu + 1) % a.cpus), None))
+            if late:
+                tm = tick()
+                d, f = self.r_sample(e, tm, e.cpu, self.kdefer_part, False, self.kdefer[0])
+                ex["samples"] += 1
+                ex["samples_kernel_mode"] += 1
+                ex["samples_with_USER_DEFERRED"] += 1
+                ex["samples_unmatched"] += 1
+                ex["unmatched_samples_taken_AFTER_their_cookies_record"] += 1
+                yield (tm, e.cpu, "sample", (d, f, None))
+
+        def standalone():
+            while self.standalone:
+                u = self.standalone.pop()
+                tm = tick()
+                ex["deferred_records"] += 1
+                ex["deferred_records_orphan"] += 1
+                yield (tm, u.cpu, "record", (self.r_deferred(u, tm, u.cpu), None))
+
+        self.unknown_tid = 0
+        self.standalone = []
+        self.cookie0_tids = {}
+        budget = a.samples
+        nthr = len(self.threads)
+        while budget > 0:
+            if a.schedule == "interleave":
+                for ti in range(nthr):
+                    if budget <= 0:
+                        break
+                    e, n, late = plan(ti, budget)
+                    budget -= n + late
+                    yield from samples_of(e)
+                    yield from record_of(e, late)
+                    yield from standalone()
+            else:
+                wave = []
+                for ti in range(nthr):
+                    if budget <= 0:
+                        break
+                    e, n, late = plan(ti, budget)
+                    budget -= n + late
+                    wave.append((e, late))
+                    yield from samples_of(e)
+                for e, late in wave:
+                    yield from record_of(e, late)
+                yield from standalone()
+        for pid, tid, cpu in self.threads:
+            tm = tick()
+            yield (tm, cpu, "raw", self.r_exit(pid, tid, tm, cpu))
+
+    # -- writing
+    def write(self):
+        a = self.a
+        fd = open(a.output, "wb")
+        ff = open(a.floor, "wb") if a.floor else None
+        outs = [(fd, True)] + ([(ff, False)] if ff else [])
+        attr_d, attr_f = self.attr(True), self.attr(False)
+        ids = self.enc.u64s(self.ids)
+        p = self.enc.pack
+        MAGIC = 0x32454c4946524550
+        if a.mode == "pipe":
+            for f, defer in outs:
+                f.write(p("QQ", MAGIC, 16))
+                f.write(self.hdr(R_HEADER_ATTR, 0, (attr_d if defer else attr_f) + ids))
+                for fid, payload in self.features(defer):
+                    f.write(self.hdr(R_HEADER_FEATURE, 0, p("Q", fid) + payload))
+            data_off = {f: f.tell() for f, _ in outs}
+        else:
+            hsize = 104
+            for f, defer in outs:
+                f.write(b"\0" * hsize)
+                f.write(ids)
+                f.write(attr_d if defer else attr_f)
+                f.write(p("QQ", hsize, len(ids)))
+            data_off = {f: f.tell() for f, _ in outs}
+
+        fr = self.hdr(R_FINISHED_ROUND, 0, b"")
+        ex = self.ex
+        rnd = []
+
+        def flush():
+            rnd.sort(key=lambda x: (x[1], x[0]))
+            bd, bf = [], []
+            for tm, cpu, kind, pl in rnd:
+                self.seq += 1
+                if kind == "raw":
+                    bd.append(pl)
+                    bf.append(pl)
+                elif kind == "sample":
+                    bd.append(pl[0])
+                    bf.append(pl[1])
+                    e = pl[2]
+                    if e is not None and e.rec_seq is not None:
+                        ex["matched_samples_whose_deferred_record_is_EARLIER_in_file_order"] += 1
+                else:
+                    bd.append(pl[0])
+                    if pl[1] is not None:
+                        pl[1].rec_seq = self.seq
+            bd.append(fr)
+            bf.append(fr)
+            self.seq += 1
+            fd.write(b"".join(bd))
+            if ff:
+                ff.write(b"".join(bf))
+            self.info["rounds"] += 1
+            rnd.clear()
+
+        for ev in self.events():
+            rnd.append(ev)
+            if len(rnd) >= a.round_events:
+                flush()
+        if rnd:
+            flush()
+        sizes = {}
+        for f, defer in outs:
+            end = f.tell()
+            if a.mode == "file":
+                dsize = end - data_off[f]
+                feats = self.features(defer)
+                f.write(b"\0" * (16 * len(feats)))
+                secs = []
+                for _, payload in feats:
+                    secs.append((f.tell(), len(payload)))
+                    f.write(payload)
+                f.seek(end)
+                for off, sz in secs:
+                    f.write(p("QQ", off, sz))
+                f.seek(0)
+                bits = 0
+                for fid, _ in feats:
+                    bits |= 1 << fid
+                attrs_off = 104 + len(ids)
+                f.write(p("QQQ", MAGIC, 104, a.attr_size + 16))
+                f.write(p("QQQQQQ", attrs_off, a.attr_size + 16, data_off[f], dsize, 0, 0))
+                f.write(p("QQQQ", bits, 0, 0, 0))
+            f.seek(0, 2)
+            sizes[f] = f.tell()
+            f.close()
+        return sizes[fd], (sizes[ff] if ff else None), data_off[fd]
+
+
+def truncate(path, data_off, frac, endian, pipe, header):
+    """Cut the file inside the record found at FRAC of the data; count what
+    is complete before the cut.  File mode: HEADER keep leaves the header as
+    it was (data size and features past the end of the file), fit sets the
+    data size to what is left (the last record is cut short) and zero sets it
+    to 0 (a killed `perf record`); both drop the features."""
+    e = "<" if endian == "little" else ">"
+    with open(path, "rb") as f:
+        b = f.read()
+    if pipe:
+        end = len(b)
+    else:
+        dsize, = struct.unpack_from(e + "Q", b, 48)
+        end = data_off + dsize
+    target = data_off + int((end - data_off) * frac)
+    off, n = data_off, {}
+    while off < end:
+        typ, _, size = struct.unpack_from(e + "IHH", b, off)
+        if off + size > target:
+            cut = off + max(1, size // 2)
+            break
+        n[typ] = n.get(typ, 0) + 1
+        off += size
+    else:
+        cut = end
+    with open(path, "r+b") as f:
+        f.truncate(cut)
+        if not pipe and header != "keep":
+            f.seek(48)
+            f.write(struct.pack(e + "Q", cut - data_off if header == "fit" else 0))
+            f.seek(72)
+            f.write(b"\0" * 32)
+    return dict(cut_offset=cut, original_size=len(b), header=header,
+                samples_before_cut=n.get(R_SAMPLE, 0), records_before_cut=n.get(R_DEFERRED, 0))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter,
+                                 epilog="See the module docstring (head of this file) for the model.")
+    ap.add_argument("-o", "--output", required=True, help="deferred perf.data file to write")
+    ap.add_argument("--floor", help="also write the same samples with full callchains here")
+    ap.add_argument("--samples", type=int, default=1000, help="total samples (default 1000)")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--procs", type=int, default=1, help="processes the threads are spread over")
+    ap.add_argument("--cpus", type=int, default=2)
+    ap.add_argument("--per-entry", type=int, default=1, help="samples per kernel entry (S)")
+    ap.add_argument("--user-frac", type=float, default=0.3, help="fraction of user-mode entries")
+    ap.add_argument("--schedule", choices=("interleave", "burst"), default="interleave")
+    ap.add_argument("--migrate", type=float, default=0.0,
+                    help="fraction of records written into another CPU's buffer")
+    ap.add_argument("--late", type=float, default=0.0,
+                    help="fraction of entries with a sample taken after its record")
+    ap.add_argument("--missing", type=float, default=0.0,
+                    help="fraction of entries whose record is never written")
+    ap.add_argument("--round-events", type=int, default=2048,
+                    help="events per FINISHED_ROUND (default 2048)")
+    ap.add_argument("--mode", choices=("file", "pipe"), default="file")
+    ap.add_argument("--endian", choices=("little", "big"), default="little")
+    ap.add_argument("--attr-size", type=int, choices=(136, 144), default=136)
+    ap.add_argument("--sample-id", action="store_true", help="add PERF_SAMPLE_ID")
+    ap.add_argument("--sample-cpu", action="store_true", help="add PERF_SAMPLE_CPU")
+    ap.add_argument("--no-sample-id-all", action="store_true",
+                    help="attr without sample_id_all: no record has a tid or time")
+    ap.add_argument("--binary", default=os.path.join(FIX, "bin", "mt_syscalls"),
+                    help="static ELF whose text the user frames fall in")
+    ap.add_argument("--dso-path", help="file name in its MMAP2 (default: the binary's absolute "
+                    "path; /fixtures/bin/NAME to use perf --symfs like the real recordings)")
+    ap.add_argument("--kallsyms", help="kallsyms (.xz ok) to take kernel addresses from "
+                    "(default: the fixtures' guest kallsyms; '' for made-up addresses)")
+    ap.add_argument("--stacks", type=int, default=32, help="distinct user stacks")
+    ap.add_argument("--start-time", type=int, default=10_000_000_000)
+    ap.add_argument("--first-pid", type=int, default=1000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--bad", action="append", default=[], metavar="KIND[:N]",
+                    help="inject bad input: " + ", ".join(BAD_KINDS))
+    ap.add_argument("--truncate", type=float, metavar="FRAC",
+                    help="cut the deferred file inside the record at FRAC of its data")
+    ap.add_argument("--truncate-header", choices=("keep", "fit", "zero"), default="keep",
+                    help="file mode header after --truncate: keep it (data size and features "
+                    "past EOF), fit the data size to the cut, or zero it like a killed perf "
+                    "record (default keep)")
+    a = ap.parse_args()
+    for spec in a.bad:
+        if spec.partition(":")[0] not in BAD_KINDS:
+            ap.error("unknown --bad kind %r" % spec)
+    if a.samples < 0 or a.threads < 1 or a.procs < 1 or a.cpus < 1 or a.per_entry < 1:
+        ap.error("bad sizes")
+    a.procs = min(a.procs, a.threads)
+    if a.truncate is not None and not 0 < a.truncate < 1:
+        ap.error("--truncate takes a fraction in (0, 1)")
+    if a.mode == "pipe" and a.endian == "big":
+        ap.error("--endian big is for file mode only (perf swaps no pipe-mode feature)")
+
+    g = Gen(a)
+    size, fsize, data_off = g.write()
+    out = dict(file=a.output, floor_file=a.floor, mode=a.mode, endian=a.endian,
+               attr_size=a.attr_size, sample_type=hex(g.stype), threads=a.threads,
+               procs=a.procs, cpus=a.cpus, per_entry=a.per_entry, schedule=a.schedule,
+               seed=a.seed, binary=os.path.abspath(a.binary), dso_path=g.dso,
+               kallsyms=bool(g.ksyms), bytes=size, floor_bytes=fsize)
+    out.update(g.info)
+    checkable = not (set(g.info["bad"]) & set(UNPARSEABLE)) and a.truncate is None \
+        and a.endian == "little"
+    if a.truncate is not None:
+        out["truncated"] = truncate(a.output, data_off, a.truncate, a.endian, a.mode == "pipe",
+                                    a.truncate_header)
+    out["stats_checkable"] = checkable
+    if a.no_sample_id_all:
+        # records carry no tid and no time: a parser matching on (tid, cookie)
+        # after the sample in time (deferred_stats.py) can match nothing.
+        ex = g.ex
+        ex["samples_matched"] = 0
+        ex["samples_unmatched"] = ex["unmatched_samples_whose_cookie_never_appears"] = \
+            ex["samples_with_USER_DEFERRED"]
+        ex["unmatched_samples_taken_AFTER_their_cookies_record"] = 0
+        ex["matched_samples_whose_deferred_record_is_EARLIER_in_file_order"] = 0
+        ex["deferred_records_used"] = 0
+        ex["deferred_records_orphan"] = ex["deferred_records"]
+        ex["deferred_with_same_tid_cookie_more_than_once"] = g.info["bad"].get("dup", 0) + \
+            (sum(g.cookie0_tids.values()) > 1)
+    out["expect"] = g.ex
+    out["floor_expect"] = dict(samples=g.ex["samples"], deferred_records=0,
+                               samples_with_USER_DEFERRED=0)
+    json.dump(out, sys.stdout, indent=1)
+    print()
+
+
+if __name__ == "__main__":
+    main()
