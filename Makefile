@@ -1,22 +1,34 @@
 # perf-defer: deferred user callchains for perf 6.12 (see README.md)
-.PHONY: all fetch apply build export demo check check-series realkernel bench clean
+#
+#   make               fetch the base, apply patches/series, build build/perf/perf
+#   make demo          the patched perf on a bundled real recording
+#   make check         every test (tests/run.sh), after building
+#   make check-series  checkpatch and a build of every patch on its own
+#   make export        write build/src's commits back into patches/
+#   make apply         re-apply patches/series onto the base in build/src
+#   make clean         remove build outputs (keeps build/src)
+#
+# Every target runs small scripts in scripts/ that do nothing when there is
+# nothing to do, so the targets are phony and 'make' twice is quick.
+.PHONY: all fetch apply build export demo check check-series realkernel bench clean distclean
 
 all: build
 
+# linux-source-6.12 (BASE-VERSION) -> build/src at tag 'base'; build deps
 fetch:
 	scripts/fetch-base.sh
 
-# (re)apply patches/series onto the base in build/src
+# re-apply patches/series onto the base in build/src (refuses to lose work)
 apply:
 	scripts/apply.sh
 
-build/src/.git/BASE-OK:
-	scripts/apply.sh
+# apply only if patches/ changed since the last apply/export; build only if
+# build/src changed since the last build
+build:
+	scripts/apply.sh --if-needed
+	scripts/build.sh --if-changed
 
-build: build/src/.git/BASE-OK
-	scripts/build.sh
-
-# write build/src's commits back into patches/
+# write build/src's commits base..HEAD back into patches/
 export:
 	scripts/export.sh
 
@@ -26,7 +38,7 @@ demo: build
 check: build
 	tests/run.sh
 
-check-series: build/src/.git/BASE-OK
+check-series:
 	scripts/check-series.sh
 
 realkernel: build
@@ -35,5 +47,12 @@ realkernel: build
 bench: build
 	tests/bench/run.sh
 
+# build outputs; keeps build/src (the series' commits) and build/wt (worktrees)
 clean:
+	[ ! -d build ] || find build -mindepth 1 -maxdepth 1 ! -name src ! -name wt \
+		! -name applied.state -exec rm -rf {} +
+	[ ! -d build/src ] || git -C build/src worktree prune
+
+# everything, build/src included: 'make export' first
+distclean:
 	rm -rf build

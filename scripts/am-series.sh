@@ -4,6 +4,9 @@
 # worktree of build/src that is removed afterwards (the commits stay in
 # build/src's object store).  Used by apply.sh and check-series.sh.
 #
+# The committer date is the author date, so the same patches give the same
+# commits (and perf version string) on every machine and every run.
+#
 # Prints one line per patch that applied: "<commit> <patch file>".
 # If a patch does not apply, says which on stderr and exits 1 after
 # printing the lines of the patches before it.
@@ -31,7 +34,7 @@ while read -r p; do
 		echo "am-series.sh: $p is listed in patches/series but missing" >&2
 		exit 1
 	fi
-	if ! git am -q --keep-cr "$top/patches/$p" >"$scratch.log" 2>&1; then
+	if ! git am -q --keep-cr --committer-date-is-author-date "$top/patches/$p" >"$scratch.log" 2>&1; then
 		cat "$scratch.log" >&2
 		git am --abort >/dev/null 2>&1 || true
 		echo "am-series.sh: $p does not apply" >&2

@@ -16,7 +16,9 @@
 #
 # Never throws work away unless FORCE=1: it refuses when build/src has
 # uncommitted changes, or commits made since the last apply/export that
-# patches/ does not have (commit them and 'make export' first).
+# patches/ does not have (commit them and 'make export' first).  With no
+# record at all (a build/src older than this script), --if-needed leaves
+# build/src's commits alone and says so.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 src=$top/build/src
@@ -63,7 +65,17 @@ if [ "$mode" = --if-needed ]; then
 		record
 		exit 0
 	fi
-	echo "apply.sh: patches/ changed since the last apply/export; re-applying"
+	if [ ! -f "$state" ] && [ "$(git -C "$src" rev-list --count base..HEAD)" != 0 ]; then
+		# no record of an apply or export, and commits that are not
+		# patches/: leave them alone, and never count them as exported
+		echo "apply.sh: build/src has commits that patches/ does not have; building them as they are" >&2
+		echo "apply.sh: ('make export' writes them to patches/, 'FORCE=1 make apply' replaces them)" >&2
+		printf 'patches=%s\nhead=\n' "$(patches_hash)" > "$state"
+		exit 0
+	fi
+	if [ -n "$rec_patches" ]; then
+		echo "apply.sh: patches/ changed since the last apply/export: applying it"
+	fi
 fi
 
 cd "$src"

@@ -12,6 +12,12 @@
 #   scripts/build.sh --config-hash [ARGS] print the hash of the script and
 #                                         ARGS (check-series' cache key)
 #
+# ccache is used when installed (PERF_DEFER_CCACHE=0: never), with its cache
+# in $PERF_DEFER_CACHE/ccache unless CCACHE_DIR says otherwise: rebuilding
+# the same sources again (check-series after an early patch changed,
+# switching branches) then costs little.  It does not change the result,
+# so it is not part of the configuration hash.
+#
 # The source state is the git tree of $SRC's work tree, uncommitted and
 # untracked files included.  Every successful build appends
 # "<tree> <config hash>" to build/built-trees, so check-series knows which
@@ -49,8 +55,17 @@ if [ "$mode" = --if-changed ] && [ -x "$O/perf" ] &&
 	exit 0
 fi
 
+# (through its gcc symlinks: the compiler command lines perf's build
+# records stay the same, so turning ccache on or off rebuilds nothing)
+if [ "${PERF_DEFER_CCACHE:-1}" != 0 ] && [ -x /usr/lib/ccache/gcc ]; then
+	export CCACHE_DIR=${CCACHE_DIR:-${PERF_DEFER_CACHE:-/var/cache/perf-defer}/ccache}
+	export CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-3G}
+	PATH=/usr/lib/ccache:$PATH
+fi
+
 mkdir -p "$O"
 rm -f "$O/.build-state"
+echo "build.sh: building ${O#$top/}/perf from ${src#$top/} (log: ${O#$top/}/build.log)"
 make -s -C "$src/tools/perf" O="$O" JOBS="${JOBS:-$(nproc)}" \
 	NO_LIBPYTHON=1 NO_LIBPERL=1 NO_LIBBPF=1 BUILD_BPF_SKEL=0 NO_CAPSTONE=1 \
 	NO_LIBLLVM=1 NO_JVMTI=1 NO_LIBDEBUGINFOD=1 NO_BIONIC=1 \

@@ -17,7 +17,7 @@ export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 deps="gcc g++ make flex bison pkg-config python3 python3-dev perl git xz-utils
 libelf-dev libdw-dev libtraceevent-dev libunwind-dev zlib1g-dev liblzma-dev
 libzstd-dev libslang2-dev libnuma-dev libssl-dev libcap-dev libbabeltrace-dev
-libpfm4-dev systemtap-sdt-dev"
+libpfm4-dev systemtap-sdt-dev ccache"
 missing=""
 for p in $deps; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

@@ -1,8 +1,8 @@
 #!/bin/bash
 # run.sh - run every test: the repository's end-to-end tests (tests/e2e),
 # the perf test cases the series adds (tests/perf-tests.txt) and the series
-# checks (check-series).  One line per test, then "N passed, N failed,
-# N skipped".  Exit status 1 if anything failed.
+# checks (scripts/check-series.sh: one line per patch).  One line per
+# test, then "N passed, N failed, N skipped".  Exit status 1 if anything failed.
 #
 # Usage: tests/run.sh [PATTERN]   (only tests whose name contains PATTERN)
 set -u
@@ -54,6 +54,27 @@ for t in "$TOP"/tests/e2e/*.sh; do
 	PERF=$PERF bash "$t" > "$log" 2>&1 < /dev/null
 	report "$name" $? "$log"
 done
+
+# 3. the series checks: one line per patch (checkpatch, applies, builds
+# on its own), reported as each patch is done; see scripts/check-series.sh
+series_names=$(sed -n '/^[^#]/s/\.patch$//p' "$TOP/patches/series" 2>/dev/null)
+if [ -z "$pat" ] || [[ "check-series: patches/series" == *"$pat"* ]] ||
+   grep -qF -- "$pat" <<< "$series_names"; then
+	cs_lines=0 cs_fail=0
+	while IFS=$'\t' read -r rc name log; do
+		cs_lines=$((cs_lines + 1))
+		case $rc in 0|77) ;; *) cs_fail=1 ;; esac
+		[ -n "$pat" ] && [[ "$name" != *"$pat"* ]] && continue
+		report "$name" "$rc" "$log"
+	done < <("$TOP/scripts/check-series.sh" --results /dev/fd/3 --logdir "$LOG" \
+			3>&1 >"$LOG/check-series.log" 2>&1 </dev/null)
+	wait $! 2>/dev/null
+	rc=$?
+	# the script itself failed without naming a failing patch
+	if [ $cs_lines = 0 ] || { [ $rc != 0 ] && [ $cs_fail = 0 ]; }; then
+		report "check-series" 1 "$LOG/check-series.log"
+	fi
+fi
 
 echo "$pass passed, $failn failed, $skipn skipped"
 [ $failn = 0 ]
