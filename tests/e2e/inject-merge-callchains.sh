@@ -1,0 +1,113 @@
+#!/bin/bash
+# inject-merge-callchains: `perf inject --merge-callchains` turns a
+# recording with deferred user callchains into an ordinary one that tools
+# knowing nothing of deferral read: each deferred sample is written with
+# its full callchain (kernel part, PERF_CONTEXT_USER, the user IPs of its
+# PERF_RECORD_CALLCHAIN_DEFERRED), the records are gone and so are the
+# defer_callchain/defer_output attr bits.
+#
+# The tool that knows nothing is perf 6.12 without the series, built from
+# the tag 'base' ($BASE_PERF, default build/perf-base/perf; the test is
+# skipped, saying how to build it, when it is missing).  It cannot read the real recordings themselves (perf 7.2's
+# 144-byte attrs, COMPRESSED2, record 22), but it must read our output.
+#
+# For each real recording, to a file and to a pipe (-o -):
+#   - the output's --stats has every SAMPLE of the input, per event, and
+#     no CALLCHAIN_DEFERRED; perf evlist -v shows no defer bit;
+#   - `perf script` of the base perf on the output prints the same samples
+#     as ours, merged, on the input: the same headers and the same
+#     callchain addresses, sample by sample (tests/tools/frames.py), so the
+#     samples whose record never came have their kernel chain only there
+#     too, and no cookie is anywhere in a chain;
+#   - our perf script on the output prints the same text as on the input.
+# Also with -B, which keeps the mappings the merged chains hit.
+. "$(dirname "$0")/../lib.sh"
+
+SYM=$(symroot)
+DEFER="st_defer st_defer_pipe st_defer_zstd st_perthread_defer st_userchains_defer
+       mt_defer mt_perthread_defer mt_2ev_cpu_defer mixed_defer mixed_useronly_defer
+       long_defer syswide_defer taskclock_defer"
+BASE_PERF=${BASE_PERF:-$TOP/build/perf-base/perf}
+
+[ -x "$BASE_PERF" ] ||
+	skip "no perf 6.12 base build at $BASE_PERF: make one with
+      git -C build/src worktree add --detach /work/wt/base6 base &&
+      SRC=/work/wt/base6 O=build/perf-base scripts/build.sh"
+"$BASE_PERF" version | grep -q '^perf version 6\.12' || fail "$BASE_PERF is not perf 6.12"
+
+# counts FILE: "EVENT N" per event, then "CALLCHAIN_DEFERRED N"
+counts() {
+	"$PERF" report --stats -i "$1" 2>&1 |
+	awk '/ stats:$/ && !/^Aggregated/ { ev = $1; next }
+	     ev != "" && /SAMPLE events:/ { sub(/:HG$/, "", ev); print ev, $3; ev = "" }
+	     /CALLCHAIN_DEFERRED events:/ { d = $3 }
+	     END { print "CALLCHAIN_DEFERRED", d + 0 }'
+}
+
+# check NAME WHAT OUT
+check() {
+	local name=$1 what=$2 out=$3 in=$TMPD/$1.in n
+
+	counts "$out" > "$out.counts"
+	sed 's/^CALLCHAIN_DEFERRED .*/CALLCHAIN_DEFERRED 0/' "$in.counts" > "$out.want"
+	cmp -s "$out.want" "$out.counts" ||
+		fail "$name, $what: counts $(tr '\n' ' ' < "$out.counts"), want $(tr '\n' ' ' < "$out.want")"
+	"$PERF" evlist -v -i "$out" > "$out.evlist" 2>&1 || fail "$name, $what: perf evlist failed"
+	if grep -E 'defer_(callchain|output)' "$out.evlist"; then
+		fail "$name, $what: defer bits left in the output's attrs"
+	fi
+
+	# (a file converted to a pipe shows its events as "cpu-clock:HG:", in
+	# 6.12 also without deferral)
+	"$BASE_PERF" script $SYM -i "$out" 2> "$out.base.err" | sed 's/:HG: *$/:/' > "$out.base" ||
+		fail "$name, $what: perf 6.12 cannot read the output: $(tail -3 "$out.base.err")"
+	python3 "$TOP/tests/tools/frames.py" "$in.merged" "$out.base" > "$out.cmp" || {
+		cat "$out.cmp"
+		fail "$name, $what: perf 6.12 on the output differs from our merged view of the input"
+	}
+	# no cookie in any chain, as a frame of its own: the samples whose
+	# record never came have their kernel chain only
+	n=$(python3 - "$TOP/tests/tools" "$in.cookies" "$out.base" <<-'EOF'
+		import sys
+		sys.path.insert(0, sys.argv[1])
+		import frames
+		cookies = {int(c, 16) for c in open(sys.argv[2]).read().split()}
+		print(sum(1 for s in frames.parse(open(sys.argv[3]).read())
+			  if cookies.intersection(s.frames)))
+	EOF
+	)
+	[ "$n" = 0 ] || fail "$name, $what: $n samples with a cookie as a frame in perf 6.12's output"
+	"$PERF" script $SYM -i "$out" 2> "$out.err" | sed 's/:HG: *$/:/; s/: *$/:/' > "$out.ours"
+	cmp -s "$in.merged" "$out.ours" || {
+		diff "$in.merged" "$out.ours" | head -20
+		fail "$name, $what: our perf script on the output differs from the input's"
+	}
+	echo "  $what: $(head -1 "$out.cmp")"
+}
+
+for name in $DEFER; do
+	data=$FIX/data/$name.data
+	in=$TMPD/$name.in
+	counts "$data" > "$in.counts"
+	"$PERF" script $SYM -i "$data" 2> "$in.err" | sed 's/: *$/:/' > "$in.merged"
+	"$PERF" script --no-merge-callchains -F ip,sym -i "$data" 2> "$in.err" |
+		awk '/\(cookie\)/ { print $1 }' | sort -u > "$in.cookies"
+	[ -s "$in.cookies" ] || fail "$name: no cookie in the input"
+	nokernel=$("$PERF" report --stats -i "$data" 2>&1 | awk '/without user callchain:/ { print $NF }')
+	echo "$name: $(tr '\n' ' ' < "$in.counts")in the input; $nokernel deferred samples never got their record"
+
+	"$PERF" inject --merge-callchains -i "$data" -o "$TMPD/$name.out" 2> "$TMPD/$name.err" ||
+		fail "$name: perf inject --merge-callchains failed: $(tail -3 "$TMPD/$name.err")"
+	check "$name" "file" "$TMPD/$name.out"
+	"$PERF" inject --merge-callchains -i "$data" -o - > "$TMPD/$name.pipe" 2> "$TMPD/$name.err" ||
+		fail "$name: perf inject --merge-callchains -o - failed: $(tail -3 "$TMPD/$name.err")"
+	check "$name" "pipe" "$TMPD/$name.pipe"
+	case $name in
+	st_defer|syswide_defer|mt_2ev_cpu_defer)
+		"$PERF" inject --merge-callchains -B -i "$data" -o "$TMPD/$name.B" 2> "$TMPD/$name.err" ||
+			fail "$name: perf inject --merge-callchains -B failed: $(tail -3 "$TMPD/$name.err")"
+		check "$name" "file, -B" "$TMPD/$name.B"
+		;;
+	esac
+done
+echo "perf 6.12 reads every merged output with the full callchains"
