@@ -10,7 +10,7 @@
 #
 # Every target runs small scripts in scripts/ that do nothing when there is
 # nothing to do, so the targets are phony and 'make' twice is quick.
-.PHONY: all fetch apply build export demo check check-series realkernel bench clean distclean
+.PHONY: all fetch apply build export demo check check-series realkernel bench clean distclean check-asan
 
 all: build
 
@@ -35,7 +35,9 @@ export:
 demo: build
 	scripts/demo.sh
 
+# the tests also need perf 6.12 without the series (build/perf-base)
 check: build
+	scripts/build-base-perf.sh
 	tests/run.sh
 
 check-series:

@@ -30,9 +30,7 @@ DEFER="st_defer st_defer_pipe st_defer_zstd st_perthread_defer st_userchains_def
 BASE_PERF=${BASE_PERF:-$TOP/build/perf-base/perf}
 
 [ -x "$BASE_PERF" ] ||
-	skip "no perf 6.12 base build at $BASE_PERF: make one with
-      git -C build/src worktree add --detach /work/wt/base6 base &&
-      SRC=/work/wt/base6 O=build/perf-base scripts/build.sh"
+	skip "no perf 6.12 base build at $BASE_PERF: make one with scripts/build-base-perf.sh (make check does)"
 "$BASE_PERF" version | grep -q '^perf version 6\.12' || fail "$BASE_PERF is not perf 6.12"
 
 # counts FILE: "EVENT N" per event, then "CALLCHAIN_DEFERRED N"
