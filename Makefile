@@ -58,3 +58,8 @@ clean:
 # everything, build/src included: 'make export' first
 distclean:
 	rm -rf build
+
+# perf built with ASan+UBSan (build/perf-asan) and every test with it
+# (scripts/check-asan.sh: what it skips and why, how long it takes)
+check-asan:
+	scripts/check-asan.sh

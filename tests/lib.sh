@@ -38,3 +38,16 @@ upstream() {
 	local f=$FIX/upstream-7.2/$1.$2.txt
 	if [ -f "$f.xz" ]; then xz -dc "$f.xz"; else cat "$f"; fi
 }
+
+# no_sanitizer_report FILE...: fail if perf built with ASan/UBSan (make
+# check-asan) wrote a report into these captures of its stderr.  Reports
+# that go elsewhere are caught by scripts/check-asan.sh itself (log_path).
+no_sanitizer_report() {
+	local f re='ERROR: (Address|Leak)Sanitizer|runtime error:|SUMMARY: UndefinedBehaviorSanitizer'
+	for f in "$@"; do
+		if grep -Eq "$re" "$f"; then
+			grep -E -m1 -A8 "$re" "$f" >&2
+			fail "sanitizer report in $(basename "$f")"
+		fi
+	done
+}

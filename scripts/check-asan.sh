@@ -1,0 +1,142 @@
+#!/bin/bash
+# check-asan.sh - 'make check-asan': build perf with AddressSanitizer and
+# UndefinedBehaviorSanitizer into build/perf-asan and run every test of
+# tests/run.sh with it (PERF=build/perf-asan/perf), one test at a time.
+#
+# A test fails if it fails, or if perf (or anything it runs) wrote a
+# sanitizer report: ASan reports go to files (ASAN_OPTIONS log_path) under
+# build/test-logs/asan/, checked after each test whatever the test did with
+# perf's stderr.  GCC's UBSan runtime ignores log_path when linked with
+# ASan: its reports stay on perf's stderr, and perf exits 1 after the first
+# (halt_on_error=1), which the test sees; reports in the test's log count
+# too, and tests can check captured stderr with no_sanitizer_report
+# (tests/lib.sh).
+#   ASAN_OPTIONS=detect_leaks=0   perf frees little at exit, by design
+#   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+# A few tests run with some UBSan checks suppressed (UBSAN_SUPP below: a
+# known base perf 6.12 behaviour, with the reason).
+# PERF_DEFER_SANITIZER=1 tells tests that time or memory use is not
+# comparable (tests/e2e/bad-input.sh then skips its peak RSS check).
+# The series checks (check-series: checkpatch and a build of each patch)
+# do not use $PERF and are not run.
+#
+# Usage: scripts/check-asan.sh [PATTERN]   (only tests whose name contains it)
+# Environment: CHECK_ASAN_SKIP="name ..." more tests to skip,
+#              CHECK_ASAN_NO_BUILD=1 use build/perf-asan/perf as it is,
+#              SRC (scripts/build.sh) and CHECK_ASAN_O to build another
+#              tree into another directory (e.g. a worktree's commits).
+set -u
+top=$(cd "$(dirname "$0")/.." && pwd)
+O=${CHECK_ASAN_O:-$top/build/perf-asan}
+log=$top/build/test-logs/asan
+pat=${1:-}
+start=$(date +%s)
+
+# tests that cannot run under the sanitizers, by name, with the reason
+declare -A SKIP=(
+	[realkernel]="records in a qemu TCG guest (minutes without sanitizers); the recordings' read-back is what the other tests check"
+	[fuzz-short]="fuzzes its own ASan+UBSan build (build/perf-afl), not \$PERF"
+)
+for n in ${CHECK_ASAN_SKIP:-}; do SKIP[$n]="CHECK_ASAN_SKIP"; done
+# UBSan checks turned off for one test (UBSan suppressions), with the reason
+declare -A UBSAN_SUPP=(
+	# perf 6.12's 'perf record -z' writes PERF_RECORD_COMPRESSED records
+	# of any size, so every later event in its file is misaligned (the
+	# reason 7.x writes COMPRESSED2): the base reader and every parser
+	# read them as they are, which x86 allows
+	[read-perf72-zstd-pipe]="alignment:*"
+	# perf 7.2 writes HEADER_FEATURE records of any size in pipe mode, and
+	# perf inject (like 7.2's own) copies them into the data of the file it
+	# writes: every later event of that file is misaligned
+	[inject-keeps-deferred]="alignment:*"
+	[inject-merge-callchains]="alignment:*"
+)
+
+if [ -z "${CHECK_ASAN_NO_BUILD:-}" ]; then
+	O=$O "$top/scripts/build.sh" --if-changed DEBUG=1 \
+		EXTRA_CFLAGS='-fno-omit-frame-pointer -fsanitize=address,undefined' \
+		LDFLAGS='-fsanitize=address,undefined' || exit 1
+fi
+[ -x "$O/perf" ] || { echo "check-asan: no $O/perf" >&2; exit 1; }
+nm "$O/perf" 2> /dev/null | grep -q __asan_init ||
+	{ echo "check-asan: $O/perf is not built with -fsanitize=address" >&2; exit 1; }
+
+rm -rf "$log"
+mkdir -p "$log"
+export PERF=$O/perf PERF_DEFER_SANITIZER=1
+export ASAN_OPTIONS=detect_leaks=0:log_path=$log/san
+ubsan=halt_on_error=1:print_stacktrace=1:log_path=$log/san
+
+names=()
+if [ -f "$top/tests/perf-tests.txt" ]; then
+	while IFS= read -r t; do
+		case "$t" in ""|\#*) continue ;; esac
+		names+=("$t")
+	done < "$top/tests/perf-tests.txt"
+fi
+for t in "$top"/tests/e2e/*.sh; do
+	[ -e "$t" ] && names+=("$(basename "$t" .sh)")
+done
+series=$(sed -n '/^[^#]/s/\.patch$//p' "$top/patches/series" 2> /dev/null)
+
+pass=0 failn=0 skipn=0
+for name in "${names[@]}"; do
+	[ -n "$pat" ] && [[ "$name" != *"$pat"* ]] && continue
+	if [ -n "${SKIP[$name]:-}" ]; then
+		echo "SKIP  $name: not run under the sanitizers: ${SKIP[$name]}"
+		skipn=$((skipn + 1))
+		continue
+	fi
+	t0=$(date +%s)
+	rm -f "$log"/san.*
+	supp=
+	if [ -n "${UBSAN_SUPP[$name]:-}" ]; then
+		printf '%s\n' ${UBSAN_SUPP[$name]} > "$log/$name.supp"
+		supp=:suppressions=$log/$name.supp
+		echo "note  $name: UBSan checks off: ${UBSAN_SUPP[$name]}"
+	fi
+	export UBSAN_OPTIONS=$ubsan$supp
+	if [ -f "$top/tests/e2e/$name.sh" ] && grep -qF -- "$name" <<< "$series"; then
+		# run.sh would take the name for a patch's and run check-series too
+		tlog=$log/$name.log
+		if bash "$top/tests/e2e/$name.sh" > "$log/$name.log" 2>&1 < /dev/null; then
+			out="PASS  $name"
+		else
+			rc=$?
+			[ $rc = 77 ] && out="SKIP  $name: $(grep -m1 '^SKIP: ' "$log/$name.log")" ||
+				out="FAIL  $name (rc=$rc)"
+		fi
+	else
+		tlog=$top/build/test-logs/$name.log
+		[ -f "$top/tests/e2e/$name.sh" ] ||
+			tlog=$top/build/test-logs/perftest-$(echo "$name" | tr -c 'A-Za-z0-9\n' '_').log
+		rm -f "$tlog"
+		out=$("$top/tests/run.sh" "$name" 2>&1 < /dev/null | grep -v ' passed, .* failed, ')
+	fi
+	dt=$(( $(date +%s) - t0 ))
+	reports=$(ls "$log"/san.* 2> /dev/null)
+	# UBSan reports stay on stderr (see above): those the test printed
+	if [ -z "$reports" ] && [ -f "$tlog" ] &&
+	   grep -Eq 'runtime error:|ERROR: AddressSanitizer' "$tlog"; then
+		grep -E -A3 'runtime error:|ERROR: AddressSanitizer' "$tlog" > "$log/san.from-test-log"
+		reports=$log/san.from-test-log
+	fi
+	if [ -n "$reports" ]; then
+		mkdir -p "$log/$name.reports"
+		mv $reports "$log/$name.reports/"
+		echo "FAIL  $name: sanitizer report (${dt}s; build/test-logs/asan/$name.reports/)"
+		grep -h -m3 -E 'ERROR: AddressSanitizer|runtime error|^ +#[0-2] ' \
+			"$log/$name.reports"/* | head -8 | sed 's/^/      /'
+		failn=$((failn + 1))
+		continue
+	fi
+	echo "$out" | sed "1s/\$/ (${dt}s)/"
+	case "$out" in
+	*FAIL*) failn=$((failn + 1)) ;;
+	SKIP*) skipn=$((skipn + 1)) ;;
+	PASS*) pass=$((pass + 1)) ;;
+	*) echo "      (no result line from tests/run.sh)"; failn=$((failn + 1)) ;;
+	esac
+done
+echo "$pass passed, $failn failed, $skipn skipped (ASan+UBSan, $(( $(date +%s) - start ))s)"
+[ $failn = 0 ]

@@ -1,0 +1,143 @@
+#!/usr/bin/python3
+"""crafted.py - write the hand-made inputs of tests/fuzz/regressions/.
+
+Edge cases of the deferred callchain code, in pipe-mode files that start
+with the header events of the real recording st_defer_pipe (perf 7.2,
+sample_type IP|TID|TIME|CALLCHAIN|ID|PERIOD, sample_id_all):
+
+  r22-before-attr       a record 22 before any HEADER_ATTR
+  r22-short             records 22 of 8, 16 and 24 bytes (no nr, no ips,
+                        no sample_id), then a valid one
+  r22-nr-huge           records whose nr overflows nr * 8 (2^61, 2^64 - 1)
+  r22-nr-max            the largest consistent record (nr 8185) completing
+                        a sample with the largest kernel chain (nr 8180)
+  marker-odd-places     chains: [USER_DEFERRED], [..., USER_DEFERRED] with
+                        no cookie, [] (nr 0), USER_DEFERRED in the middle
+  dup-records           one sample, 2000 copies of its record
+  exit-while-waiting    a waiting sample, EXIT of its thread, 2 s of other
+                        events, then its record
+  time-backwards        samples and records with time going back, time 0
+                        and time -1, across FINISHED_ROUNDs
+  tid-minus1            sample and record of tid -1 (the "no tid" value)
+
+Usage: crafted.py OUTDIR   (tests/fuzz/regressions)
+"""
+import os
+import struct
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+FIX = os.path.join(HERE, "..", "fixtures", "real-7.2", "data", "st_defer_pipe.data")
+USER_DEFERRED = 2**64 - 640
+KERNEL = 2**64 - 128
+KIP = 0xffffffffa5752ae6
+UIP = 0x401000
+
+
+def prefix():
+    b = open(FIX, "rb").read()
+    off, ident = 16, None
+    while True:
+        typ, _, size = struct.unpack_from("<IHH", b, off)
+        if typ < 64:
+            break
+        if typ == 64 and ident is None:  # HEADER_ATTR: attr then ids
+            asize = struct.unpack_from("<I", b, off + 12)[0]
+            ident = struct.unpack_from("<Q", b, off + 8 + asize)[0]
+        off += size
+    return b[:off], ident
+
+
+PRE, ID = prefix()
+
+
+def ev(typ, misc, payload):
+    return struct.pack("<IHH", typ, misc, 8 + len(payload)) + payload
+
+
+def sample(tid, time, chain, misc=1):
+    p = struct.pack("<QIIQQQQ", KIP, tid, tid, time, ID, 1000000, len(chain))
+    return ev(9, misc, p + struct.pack("<%dQ" % len(chain), *chain))
+
+
+def sid(tid, time):
+    return struct.pack("<IIQQ", tid, tid, time, ID)
+
+
+def record(tid, time, cookie, ips, nr=None):
+    nr = len(ips) if nr is None else nr
+    return ev(22, 2, struct.pack("<QQ", cookie, nr) + struct.pack("<%dQ" % len(ips), *ips)
+              + sid(tid, time))
+
+
+def comm(tid, time, name=b"crafted"):
+    return ev(3, 0, struct.pack("<II", tid, tid) + name.ljust(16, b"\0") + sid(tid, time))
+
+
+def exit_(tid, time):
+    return ev(4, 0, struct.pack("<IIIIQ", tid, tid, tid, tid, time) + sid(tid, time))
+
+
+def rnd():
+    return ev(68, 0, b"")
+
+
+def dchain(cookie, knr=2):
+    return [KERNEL] + [KIP] * knr + [USER_DEFERRED, cookie]
+
+
+def files():
+    t = 10**10
+    yield "r22-before-attr", struct.pack("<QQ", 0x32454c4946524550, 16) + \
+        record(5, t, 7, [UIP]) + PRE[16:] + sample(5, t + 1, dchain(7)) + record(5, t + 2, 7, [UIP])
+    b = comm(100, t) + sample(100, t + 1, dchain(9))
+    b += ev(22, 2, b"") + ev(22, 2, struct.pack("<Q", 9)) + ev(22, 2, struct.pack("<QQ", 9, 0))
+    b += record(100, t + 2, 9, [UIP, UIP + 4]) + rnd()
+    yield "r22-short", PRE + b
+    b = comm(100, t) + sample(100, t + 1, dchain(9))
+    for nr in (2**61, 2**61 - 1, 2**64 - 1, 2**63):
+        b += record(100, t + 2, 9, [UIP], nr=nr)
+    b += record(100, t + 3, 9, [UIP]) + rnd()
+    yield "r22-nr-huge", PRE + b
+    knr = (65528 - 64 - 16) // 8 - 1
+    s = sample(100, t + 1, [KERNEL] + [KIP] * knr + [USER_DEFERRED, 11])
+    r = record(100, t + 2, 11, [UIP + 8 * i for i in range(8185)])
+    assert len(s) <= 65528 and len(r) <= 65528, (len(s), len(r))
+    yield "r22-nr-max", PRE + comm(100, t) + s + r + rnd()
+    b = comm(100, t)
+    b += sample(100, t + 1, [USER_DEFERRED], misc=2)
+    b += sample(100, t + 2, [KERNEL, KIP, USER_DEFERRED])
+    b += sample(100, t + 3, [])
+    b += sample(100, t + 4, [KERNEL, USER_DEFERRED, 13, KIP, USER_DEFERRED, 13])
+    b += sample(100, t + 5, [USER_DEFERRED, 13, USER_DEFERRED, 14])
+    b += record(100, t + 6, 13, [UIP]) + record(100, t + 7, 14, [UIP]) + rnd()
+    yield "marker-odd-places", PRE + b
+    b = comm(100, t) + sample(100, t + 1, dchain(15))
+    b += b"".join(record(100, t + 2 + i, 15, [UIP, UIP + 4]) for i in range(2000)) + rnd()
+    yield "dup-records", PRE + b
+    b = comm(100, t) + comm(101, t) + sample(100, t + 1, dchain(17)) + exit_(100, t + 2)
+    b += b"".join(sample(101, t + 3 + i * 10**7, [KERNEL, KIP]) for i in range(200))
+    b += record(100, t + 3 + 200 * 10**7, 17, [UIP]) + rnd()
+    yield "exit-while-waiting", PRE + b
+    b = comm(100, t)
+    for k, tm in enumerate((t + 50, t + 40, 0, 2**64 - 1, t + 10, t + 60)):
+        b += sample(100, tm, dchain(20 + k % 2)) + record(100, tm, 20 + k % 2, [UIP])
+        if k % 2:
+            b += rnd()
+    yield "time-backwards", PRE + b
+    m = 2**32 - 1
+    b = comm(m, t) + sample(m, t + 1, dchain(30)) + record(m, t + 2, 30, [UIP]) + exit_(m, t + 3)
+    yield "tid-minus1", PRE + b + rnd()
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    os.makedirs(sys.argv[1], exist_ok=True)
+    for name, data in files():
+        with open(os.path.join(sys.argv[1], name + ".data"), "wb") as f:
+            f.write(data)
+
+
+if __name__ == "__main__":
+    main()
