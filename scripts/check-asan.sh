@@ -19,6 +19,9 @@
 # comparable (tests/e2e/bad-input.sh then skips its peak RSS check).
 # The series checks (check-series: checkpatch and a build of each patch)
 # do not use $PERF and are not run.
+# Takes about 6 minutes on 2 cores (measured: 363 s, ASan build from ccache
+# included; the slowest tests report-modes-merged 97 s, script-fields-merged
+# 77 s, inject-keeps-deferred 45 s); a build without ccache adds ~4 min.
 #
 # Usage: scripts/check-asan.sh [PATTERN]   (only tests whose name contains it)
 # Environment: CHECK_ASAN_SKIP="name ..." more tests to skip,
