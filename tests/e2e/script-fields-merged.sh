@@ -79,7 +79,7 @@ check() {
 
 # fields_vs_upstream OUT: check 1. on a -F comm,tid,time,event,ip,sym,dso output
 fields_vs_upstream() {
-	python3 "$TOOLS/check_merged.py" "$1" "$TMPD/$name.up" "$TMPD/$name.up-raw" \
+	python3 "$TOOLS/check_merged.py" --out-of-order "$ooo" "$1" "$TMPD/$name.up" "$TMPD/$name.up-raw" \
 		"$FIX/analysis/$name.stats.json" &&
 		sf roots "$1" "$TMPD/$name.up" "$late"
 }
@@ -99,6 +99,10 @@ for data in "$FIX"/data/*_defer*.data; do
 	late=$(python3 -c 'import json, sys
 print(json.load(open(sys.argv[1]))["unmatched_samples_taken_AFTER_their_cookies_record"])' \
 		"$FIX/analysis/$name.stats.json")
+	# samples delivered after their reorder window or their thread's exec
+	ooo=$("$PERF" report --stats -i "$FIX/data/$name.data" 2> /dev/null |
+	      awk '/delivered out of time order:/ { print $NF }')
+	ooo=${ooo:-0}
 	# --per-thread recordings have no timestamps: no time field, no --ns
 	time=time,
 	case $name in *perthread*) time= ;; esac
@@ -163,6 +167,7 @@ fi
 
 # the check fails on output that is not merged
 name=st_defer
+ooo=0
 data=$FIX/data/$name.data
 late=$(python3 -c 'import json, sys
 print(json.load(open(sys.argv[1]))["unmatched_samples_taken_AFTER_their_cookies_record"])' \

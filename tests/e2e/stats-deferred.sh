@@ -9,8 +9,7 @@
 #   merged, after their record           = unmatched_samples_taken_AFTER_their_cookies_record
 #   without user callchain               = unmatched_samples_whose_cookie_never_appears
 #   records used by no sample            = deferred_records_orphan
-#   given up waiting, invalid records,
-#   records not used (perf report merges) = 0
+#   of which without thread id, invalid records = 0
 # and recordings without deferred callchains show no such section.
 . "$(dirname "$0")/../lib.sh"
 
@@ -56,9 +55,8 @@ if a["deferred_records"] or a["samples_with_USER_DEFERRED"]:
          a["unmatched_samples_whose_cookie_never_appears"]),
         ("records used by no sample", counter("records used by no sample", dc),
          a["deferred_records_orphan"]),
-        ("of which given up waiting", counter("of which given up waiting", dc), 0),
+        ("of which without thread id", counter("of which without thread id", dc), 0),
         ("invalid records", counter("invalid records", dc), 0),
-        ("records not used", counter("records not used", dc), 0),
     ]
 elif got_deferred:
     checks.append(("a Deferred callchains section", 1, 0))
