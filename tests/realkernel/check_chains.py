@@ -253,7 +253,8 @@ def interop(ours_path, theirs_path, theirs_raw, workload):
     exec_wl = workload in ("execer", "exectarget")
     c = dict.fromkeys(("merged", "same", "named", "named_same", "comm",
                        "comm_same", "blocked", "blocked_merged",
-                       "blocked_ours", "exec", "exec_merged", "exec_same"), 0)
+                       "blocked_ours", "exec", "exec_merged", "exec_same",
+                       "bad_exec", "bad_other"), 0)
     bad = []
     pairs = Counter()   # what perf 7.2 names, and what we name it
 
@@ -322,6 +323,8 @@ def interop(ours_path, theirs_path, theirs_raw, workload):
                     ok = False
         if is_exec and ok:
             c["exec_same"] += 1
+        if not ok:
+            c["bad_exec" if is_exec else "bad_other"] += 1
         if is_blocked:
             names = [symname(fr) for fr in of]
             if ("blocker_read" in names and "blocker_outer" in names and
@@ -349,7 +352,8 @@ def interop(ours_path, theirs_path, theirs_raw, workload):
         bad.append(("no exec'd sample that perf 7.2 merged", None, None, None))
     if c["merged"] == 0:
         bad.append(("perf 7.2 merged no sample", None, None, None))
-    print("mismatches: %d" % len(bad))
+    print("mismatches: %d (samples with other frames or comm than perf 7.2's: "
+          "%d taken in execve, %d others)" % (len(bad), c["bad_exec"], c["bad_other"]))
     for what, n in pairs.most_common(6):
         print("  %dx %s" % (n, what))
     for why, k, t, o in bad[:5]:
