@@ -22,16 +22,28 @@
 #     frames in as many samples as the independent count says can have
 #     them (samples matched with a record, or with an inline user chain),
 #     3 points of slack for user chains that are only frameless glibc junk;
-#     the shares are printed;
+#     the shares are printed; samples taken in execve are not counted
+#     (their user stack is not the workload's: the old program's with
+#     plain fp, the new one's entry point deferred; 6 checks those);
 #  6. interop: upstream perf 7.2 (tests/tools/upstream-perf.sh) prints the
-#     same user frames for every sample it merged.
+#     same user frames for every sample it merged (check_chains.py
+#     compare), and, from its side (check_chains.py interop): every sample
+#     it merges we merge with the same user addresses, every user frame it
+#     names we name the same (symbol and object; the comm too for the exec
+#     workload, whose samples taken in execve get the new program's user
+#     stack), the blocked thread's sched_switch sample in read() has
+#     blocker_read <- blocker_outer (offcpu), at least one exec'd sample
+#     (execer); all recordings are checked before the test fails, the
+#     counts are printed;
+#  7. the series' shell test (tools/perf/tests/shell/
+#     record_defer_callchain.sh), run in the guest by perf test, passed.
 . "$(dirname "$0")/../lib.sh"
 
 H=$TOP/tests/realkernel
 OUT=${REALKERNEL_OUT:-$TOP/build/realkernel/out}
 PY=/usr/bin/python3
 UPSTREAM=$TOP/tests/tools/upstream-perf.sh
-DEFER="st mt user long exit syswide perthread zstd pipe twoev"
+DEFER="st mt user long exit syswide perthread zstd pipe twoev offcpu_sw offcpu_swa offcpu_clk exec"
 ALL="$DEFER st_nodefer"
 
 want=$(PERF=$PERF "$H/run.sh" --key) || fail "tests/realkernel/run.sh --key failed"
@@ -95,6 +107,8 @@ if "$PERF" script --merge-callchains -h 2>&1 | grep -q 'unknown option'; then
 fi
 
 upstream_ok=0
+iop_failed=""
+: > "$TMPD/interop.txt"
 if [ -x "$UPSTREAM" ]; then
 	if "$UPSTREAM" --setup > "$TMPD/upstream.log" 2>&1; then upstream_ok=1
 	else echo "note: no upstream perf 7.2, interop not checked: $(tail -1 "$TMPD/upstream.log")"
@@ -137,7 +151,7 @@ EOF
 	[ "$c" = "$marked" ] || fail "$n: --no-merge-callchains shows $c cookies, the file has $marked samples with one"
 
 	# 5. merged
-	"$PERF" script -F "$fields" $SYM -i "$f" > "$TMPD/$n.merged" 2> "$TMPD/$n.merged.err" ||
+	"$PERF" script --ns -F "$fields" $SYM -i "$f" > "$TMPD/$n.merged" 2> "$TMPD/$n.merged.err" ||
 		fail "$n: perf script failed: $(tail -3 "$TMPD/$n.merged.err")"
 	"$PY" "$H/check_chains.py" analyse "$TMPD/$n.merged" "$w" > "$TMPD/$n.check" ||
 		{ cat "$TMPD/$n.check"; fail "$n: merged callchains wrong"; }
@@ -152,14 +166,40 @@ EOF
 	# 6. interop
 	iop=-
 	if [ $upstream_ok = 1 ]; then
-		"$UPSTREAM" script -F "$fields" $SYM -i "$f" > "$TMPD/$n.up" 2> /dev/null ||
+		"$UPSTREAM" script --ns -F "$fields" $SYM -i "$f" > "$TMPD/$n.up" 2> /dev/null ||
 			fail "$n: upstream perf script failed"
-		"$UPSTREAM" script --no-merge-callchains -F "$fields" $SYM -i "$f" > "$TMPD/$n.up.raw" 2> /dev/null ||
+		"$UPSTREAM" script --ns --no-merge-callchains -F "$fields" $SYM -i "$f" > "$TMPD/$n.up.raw" 2> /dev/null ||
 			fail "$n: upstream perf script --no-merge-callchains failed"
 		"$PY" "$H/check_chains.py" compare "$TMPD/$n.merged" "$TMPD/$n.up" "$TMPD/$n.up.raw" > "$TMPD/$n.cmp" ||
 			{ cat "$TMPD/$n.cmp"; fail "$n: our merged user frames differ from upstream perf 7.2's"; }
 		iop=$(sed -n 's/^compared=\([0-9]*\) same=\([0-9]*\).*theirs-unmerged=\([0-9]*\).*/\2 same of \1 (+\3 unmerged by 7.2)/p' "$TMPD/$n.cmp")
+		if [ "$n" != st_nodefer ] && ! "$PY" "$H/check_chains.py" interop "$TMPD/$n.merged" "$TMPD/$n.up" "$TMPD/$n.up.raw" "$w" > "$TMPD/$n.iop"; then
+			iop_failed="$iop_failed $n"
+		fi
+		[ "$n" = st_nodefer ] ||
+			grep -E '^(samples|comm:|blocker|mismatches|  [0-9]+x )' "$TMPD/$n.iop" | sed "s/^/$n: /" >> "$TMPD/interop.txt"
 	fi
 	printf '%-11s %7s %8s %8s %9s %s\n' "$n" "$samples" "$records" "$share" "$rpct" "$iop"
 done
+if [ $upstream_ok = 1 ]; then
+	echo "6. interop, from perf 7.2's side (check_chains.py interop):"
+	sed 's/^/   /' "$TMPD/interop.txt"
+	for n in $iop_failed; do
+		echo "--- $n: first mismatch"
+		grep -A12 -m1 '^MISMATCH' "$TMPD/$n.iop" | awk '/^MISMATCH/ && NR > 1 { exit } { print }' 
+	done
+fi
+
+# 7. the shell test, run in the guest
+if [ -d "$TOP/build/src/tools/perf/tests/shell" ] &&
+   [ -f "$TOP/build/src/tools/perf/tests/shell/record_defer_callchain.sh" ]; then
+	[ -f "$OUT/shelltest.txt" ] || fail "the guest did not run the shell test record_defer_callchain.sh"
+	res=$(cut -f1 "$OUT/shelltest.txt")
+	echo "7. shell test record_defer_callchain.sh in the guest (perf test): $res, $(cut -f2 "$OUT/shelltest.txt") s"
+	grep -E '\[(Success|Failed|Skipped)' "$OUT/logs/shelltest.log" | sed 's/^/   /'
+	[ "$res" = Ok ] || { cat "$OUT/logs/shelltest.log"; fail "shell test record_defer_callchain.sh: $res in the guest"; }
+else
+	echo "7. no tools/perf/tests/shell/record_defer_callchain.sh in the series: shell test not run"
+fi
+[ -z "$iop_failed" ] || fail "interop (perf 7.2's side): mismatches in$iop_failed"
 echo "PASS"

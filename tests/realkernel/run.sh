@@ -15,19 +15,25 @@
 # 3. builds our static frame pointer workloads (workloads/*.c);
 # 4. builds an initramfs: busybox-static, $PERF (default build/perf/perf)
 #    with the shared libraries ldd lists, the workloads at /realkernel/bin,
-#    guest-init as /init;
+#    the series' shell test tools/perf/tests/shell/record_defer_callchain.sh
+#    (with tests/shell/lib; from $SRC, default build/src, when it has one)
+#    at /realkernel/perf/tests/shell, guest-init as /init;
 # 5. boots it under qemu TCG (no KVM needed, 2 vCPUs): guest-init records
 #    the workloads with `perf record --call-graph fp,defer` per task, -a,
-#    --per-thread, -z, pipe mode, two events (and one plain fp recording)
-#    and writes its results as a tar archive onto a virtio disk;
+#    --per-thread, -z, pipe mode, two events (and one plain fp recording),
+#    an off-CPU workload with sched:sched_switch (per task and -a) and
+#    cpu-clock, an exec workload with cpu-clock at 10 kHz, runs the shell
+#    test through perf test, and writes its results as a tar archive onto
+#    a virtio disk;
 # 6. unpacks them into build/realkernel/out/ (data/, logs/, sysinfo/,
-#    recordings.tsv, console.txt) with symfs/ for symbolising on the host:
+#    recordings.tsv, shelltest.txt, console.txt) with symfs/ for
+#    symbolising on the host:
 #    perf script --symfs=OUT/symfs --kallsyms=OUT/symfs/kallsyms
 #    and the wall times in walltime.txt.
 #
-# About 2-4 minutes on 2 cores, most of it in qemu.  Exit status 77 (with a
+# About 3-5 minutes on 2 cores, most of it in qemu.  Exit status 77 (with a
 # "SKIP: reason" line) when qemu or the kernel package cannot be had; any
-# other failure is an error.  Environment: PERF, PERF_DEFER_CACHE,
+# other failure is an error.  Environment: PERF, SRC, PERF_DEFER_CACHE,
 # REALKERNEL_MIRROR (default http://deb.debian.org/debian), REALKERNEL_OUT.
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -38,7 +44,11 @@ MIRROR=${REALKERNEL_MIRROR:-http://deb.debian.org/debian}
 OUT=${REALKERNEL_OUT:-$TOP/build/realkernel/out}
 WORK=$(dirname "$OUT")/work
 CFLAGS="-O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-shrink-wrap -static -pthread -Wall"
-WORKLOADS="syscalls threads userloop longsys exiter"
+WORKLOADS="syscalls threads userloop longsys exiter offcpu execer exectarget"
+# the series' shell test, run in the guest through perf test (when the
+# series has it)
+SHELLTESTS=${SRC:-$TOP/build/src}/tools/perf/tests/shell
+SHELLTEST=record_defer_callchain.sh
 export LC_ALL=C
 
 unavailable() { echo "SKIP: $*"; exit 77; }
@@ -55,6 +65,9 @@ key() {
 	{
 		echo "perf $(sha256sum < "$PERF" | cut -d' ' -f1)"
 		cat "$HERE/run.sh" "$HERE/guest-init" "$HERE"/workloads/*.[ch] | sha256sum | sed 's/^/harness /;s/ *-$//'
+		if [ -f "$SHELLTESTS/$SHELLTEST" ]; then
+			cat "$SHELLTESTS/$SHELLTEST" "$SHELLTESTS"/lib/*.sh | sha256sum | sed 's/^/shell test /;s/ *-$//'
+		fi
 	}
 }
 if [ "${1:-}" = --key ]; then key; exit 0; fi
@@ -160,6 +173,11 @@ ldd "$PERF" | awk '/=> \//{ print $3 } /^[ \t]*\/lib64\//{ print $1 }' | sort -u
 	esac
 done
 cp "$WORK"/bin/* "$ST/realkernel/bin/"
+if [ -f "$SHELLTESTS/$SHELLTEST" ]; then
+	mkdir -p "$ST/realkernel/perf/tests/shell/lib"
+	cp "$SHELLTESTS/$SHELLTEST" "$ST/realkernel/perf/tests/shell/"
+	cp "$SHELLTESTS"/lib/*.sh "$ST/realkernel/perf/tests/shell/lib/"
+fi
 printf 'root:x:0:0:root:/root:/bin/sh\n' > "$ST/etc/passwd"
 printf 'root:x:0:\n' > "$ST/etc/group"
 install -m 755 "$HERE/guest-init" "$ST/init"
@@ -227,6 +245,9 @@ TOTAL_S=$(since "$T0")
 	echo "  qemu (boot, record, write results): $QEMU_S s"
 	echo "recordings (guest seconds):"
 	awk -F'\t' '{ printf "  %-10s rc=%s %6s s\n", $1, $2, $3 }' "$OUT.tmp/recordings.tsv"
+	if [ -f "$OUT.tmp/shelltest.txt" ]; then
+		awk -F'\t' '{ printf "shell test %s (perf test): %s, %s s\n", s, $1, $2 }' s="$SHELLTEST" "$OUT.tmp/shelltest.txt"
+	fi
 } > "$OUT.tmp/walltime.txt"
 rm -rf "$OUT" && mv "$OUT.tmp" "$OUT"
 cat "$OUT/walltime.txt"
