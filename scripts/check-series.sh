@@ -5,7 +5,12 @@
 #  1. it applies (git am onto base + the patches before it);
 #  2. checkpatch.pl --strict --no-tree has nothing to say: 0 errors,
 #     0 warnings, 0 checks;
-#  3. base + patches 1..k builds on its own, with -Werror (bisectability).
+#  3. base + patches 1..k builds on its own, with -Werror (bisectability);
+#  4. base + patches 1..k behaves (scripts/check-behaviour.sh: perf script,
+#     report --stats and inject on four perf 7.2 recordings; nothing that
+#     worked before stops working or fails differently from the base, no
+#     sample, frame or record is lost): one more line per patch,
+#     "check-series: NNNN-...: behaviour".
 #
 # Checkpatch exceptions: a patch may silence a checkpatch message TYPE for
 # itself only, by saying why in its commit message, one line per type:
@@ -190,7 +195,100 @@ freeze_features() {
 
 cfg=$("$top/scripts/build.sh" --config-hash)
 nbuilt=0 ncached=0 t_build=0
-prev_ok=1
+# build commit $1 in $CO (log: $2); on success keep its perf for the
+# behaviour checks; sets bsecs
+build_commit() {
+	local c=$1 log=$2 tree t0 t1 brc
+	tree=$(git -C "$src" rev-parse "$c^{tree}")
+	git -C "$wt" checkout -q -f --detach "$c" >> "$log" 2>&1
+	t0=$(now)
+	if [ -s "$frozen" ]; then
+		SRC=$wt O=$CO FEATURES_DUMP=$frozen "$top/scripts/build.sh" >> "$log" 2>&1
+	else
+		SRC=$wt O=$CO "$top/scripts/build.sh" >> "$log" 2>&1 && freeze_features
+	fi
+	brc=$?
+	t1=$(now)
+	bsecs=$(secs "$t0" "$t1")
+	t_build=$(awk -v a="$t_build" -v d="$bsecs" 'BEGIN { print a + d }')
+	nbuilt=$((nbuilt + 1))
+	[ $brc = 0 ] && keep_perf "$tree"
+	return $brc
+}
+
+# --- 4. behaviour of every prefix (scripts/check-behaviour.sh) ------------
+# One measurement per source tree (and build configuration and version of
+# the check) in $bdir, kept across runs; the perf of every tree of the
+# current series in $bindir, so that a change to the check itself
+# re-measures without rebuilding.
+bdir=$dir/behaviour bindir=$dir/bin
+mkdir -p "$bdir" "$bindir"
+bkey=$("$top/scripts/check-behaviour.sh" --key)
+keep_perf() { # tree: copy $CO/perf, which was just built from it
+	cp "$CO/perf" "$bindir/$1-${cfg:0:12}.tmp" &&
+		mv -f "$bindir/$1-${cfg:0:12}.tmp" "$bindir/$1-${cfg:0:12}"
+}
+mfile() { echo "$bdir/$1-${cfg:0:12}-$bkey"; }
+# make sure tree $1 (commit $2) is measured: from the cache, from its kept
+# perf, or by building it now; says how in $mhow, fails if it cannot
+t_beh=0
+measure() {
+	local tree=$1 c=$2 log=$3 m t0
+	mhow=measured
+	m=$(mfile "$tree")
+	[ -s "$m" ] && { mhow="measured before"; return 0; }
+	if [ ! -x "$bindir/$tree-${cfg:0:12}" ]; then
+		if [ "$(cut -d' ' -f1 "$CO/.build-state" 2>/dev/null)" = "$tree" ] &&
+		   [ "$(cut -d' ' -f2 "$CO/.build-state")" = "$cfg" ]; then
+			keep_perf "$tree"
+		elif [ $dobuild = 0 ]; then
+			mhow="not measured: no perf built from tree ${tree:0:12} (--no-build)"
+			return 1
+		else
+			echo "== build of tree $tree for the behaviour check" >> "$log"
+			if ! build_commit "$c" "$log"; then
+				mhow="not measured: the build failed"
+				return 1
+			fi
+			mhow="built in $bsecs s and measured"
+		fi
+	fi
+	t0=$(now)
+	"$top/scripts/check-behaviour.sh" --measure "$bindir/$tree-${cfg:0:12}" > "$m.tmp" 2>> "$log" &&
+		mv "$m.tmp" "$m"
+	t_beh=$(awk -v a="$t_beh" -v d="$(secs "$t0" "$(now)")" 'BEGIN { print a + d }')
+	[ -s "$m" ] || { mhow="not measured: check-behaviour.sh --measure failed"; return 1; }
+}
+base_tree=$(git -C "$src" rev-parse "base^{tree}")
+blog=$logdir/check-series-base-behaviour.log
+: > "$blog"
+measure "$base_tree" base "$blog"
+base_ok=$? base_how=$mhow
+echo "base: $base_how" >> "$blog"
+cat "$(mfile "$base_tree")" >> "$blog" 2>/dev/null
+measured=("$(mfile "$base_tree")")
+behaviour() { # i name tree: judge prefix i, one result line
+	local i=$1 name="$2: behaviour" tree=$3 log rc detail
+	log=$logdir/check-series-${patches[$i]%%-*}-behaviour.log
+	: > "$log"
+	if [ $base_ok != 0 ]; then
+		echo "the base was not measured: $base_how (log: $blog)" >> "$log"
+		result 77 "$name" "$log" "base not measured: $base_how"
+		return
+	fi
+	if ! measure "$tree" "${commits[$i]}" "$log"; then
+		echo "$mhow" >> "$log"
+		result 77 "$name" "$log" "$mhow"
+		return
+	fi
+	measured+=("$(mfile "$tree")")
+	{ echo "== measurement ($mhow)"; cat "$(mfile "$tree")"; echo "== judged against base and earlier prefixes"; } >> "$log"
+	detail=$("$top/scripts/check-behaviour.sh" --judge "${measured[@]}" 2>> "$log")
+	rc=$?
+	[ $rc = 0 ] || rc=1
+	result "$rc" "$name" "$log" "$detail"
+}
+
 for i in "${!patches[@]}"; do
 	p=${patches[$i]}
 	n=${p%%-*}
@@ -207,10 +305,13 @@ for i in "${!patches[@]}"; do
 		else
 			result 1 "$name" "$log" "$msg"
 		fi
+		echo "not checked: ${patches[$nok]} does not apply" > "$logdir/check-series-$n-behaviour.log"
+		result 77 "$name: behaviour" "$logdir/check-series-$n-behaviour.log" "not checked: ${patches[$nok]%%-*} does not apply"
 		continue
 	fi
 	c=${commits[$i]}
 	tree=$(git -C "$src" rev-parse "$c^{tree}")
+	built=1
 	if [ $dobuild = 0 ]; then
 		bmsg="build not checked (--no-build)"
 	elif grep -qxF "$tree $cfg" "$top/build/built-trees" 2>/dev/null; then
@@ -219,28 +320,32 @@ for i in "${!patches[@]}"; do
 		echo "== build: tree $tree built before with this configuration" >> "$log"
 	else
 		echo "== build of base..$p (tree $tree)" >> "$log"
-		git -C "$wt" checkout -q -f --detach "$c" >> "$log" 2>&1
-		t0=$(now)
-		if [ -s "$frozen" ]; then
-			SRC=$wt O=$CO FEATURES_DUMP=$frozen "$top/scripts/build.sh" >> "$log" 2>&1
+		if build_commit "$c" "$log"; then
+			bmsg="built in $bsecs s"
 		else
-			SRC=$wt O=$CO "$top/scripts/build.sh" >> "$log" 2>&1 && freeze_features
-		fi
-		brc=$?
-		t1=$(now)
-		t_build=$(awk -v a="$t_build" -v d="$(secs "$t0" "$t1")" 'BEGIN { print a + d }')
-		nbuilt=$((nbuilt + 1))
-		if [ $brc = 0 ]; then
-			bmsg="built in $(secs "$t0" "$t1") s"
-		else
-			bmsg="BUILD FAILED after $(secs "$t0" "$t1") s (log: ${CO#$top/}/build.log)"
-			rc=1
+			bmsg="BUILD FAILED after $bsecs s (log: ${CO#$top/}/build.log)"
+			rc=1 built=0
 		fi
 	fi
 	result "$rc" "$name" "$log" "$msg; $bmsg"
+	if [ $built = 1 ]; then
+		behaviour "$i" "$name" "$tree"
+	else
+		blog2=$logdir/check-series-$n-behaviour.log
+		echo "not built" > "$blog2"
+		result 77 "$name: behaviour" "$blog2" "not checked: the build failed"
+	fi
+done
+# keep the perf of the base and of the current series' trees only
+keep=" $base_tree-${cfg:0:12} "
+for c in "${commits[@]}"; do keep="$keep$(git -C "$src" rev-parse "$c^{tree}")-${cfg:0:12} "; done
+for f in "$bindir"/*; do
+	[ -e "$f" ] || continue
+	[[ "$keep" == *" ${f##*/} "* ]] || rm -f "$f"
 done
 t_end=$(now)
 echo "check-series: ${#patches[@]} patches; checkpatch $(secs "$t_cp" "$t_cp_end") s;" \
 	"$nbuilt built in $(awk -v a="$t_build" 'BEGIN { printf "%.1f", a }') s, $ncached built before;" \
+	"behaviour measured in $(awk -v a="$t_beh" 'BEGIN { printf "%.1f", a }') s;" \
 	"total $(secs "$t_start" "$t_end") s"
 [ $nfail = 0 ]
