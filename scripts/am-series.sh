@@ -10,7 +10,16 @@
 # Prints one line per patch that applied: "<commit> <patch file>".
 # If a patch does not apply, says which on stderr and exits 1 after
 # printing the lines of the patches before it.
+#
+# --notes: also make each patch's notes (below its '---' line, which 'git
+# am' drops: checkpatch exceptions, changelog; scripts/patch-notes.sh) the
+# git note of its commit (refs/notes/commits), and remove a note the patch
+# no longer has.  Only apply.sh asks for it: the same patches give the
+# same commits, so check-series must not overwrite notes edited in
+# build/src and not yet exported.
 set -eu
+notes=0
+[ "${1:-}" = --notes ] && notes=1
 top=$(cd "$(dirname "$0")/.." && pwd)
 src=$top/build/src
 series=$top/patches/series
@@ -26,6 +35,8 @@ cleanup() {
 }
 trap cleanup EXIT
 git -C "$src" worktree add -q --detach "$scratch" base
+# git rebase and git commit --amend carry the notes over to the new commits
+git -C "$src" config notes.rewriteRef refs/notes/commits
 cd "$scratch"
 [ -f "$series" ] || exit 0
 while read -r p; do
@@ -39,6 +50,15 @@ while read -r p; do
 		git am --abort >/dev/null 2>&1 || true
 		echo "am-series.sh: $p does not apply" >&2
 		exit 1
+	fi
+	if [ $notes = 1 ]; then
+		want=$("$top/scripts/patch-notes.sh" "$top/patches/$p" | git stripspace)
+		have=$(git notes show HEAD 2>/dev/null || true)
+		if [ -z "$want" ]; then
+			[ -z "$have" ] || git notes remove HEAD 2>/dev/null
+		elif [ "$want" != "$have" ]; then
+			printf '%s\n' "$want" | git notes add -f -F - HEAD
+		fi
 	fi
 	echo "$(git rev-parse HEAD) $p"
 done < "$series"

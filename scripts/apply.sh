@@ -8,8 +8,10 @@
 #   scripts/apply.sh --record     note that build/src and patches/ agree
 #                                 (export.sh calls this)
 #
-# build/applied.state holds the hash of patches/* and the commit build/src
-# was left at by the last apply or export.  The series is applied in a
+# build/applied.state holds the hash of patches/*, the commit build/src
+# was left at by the last apply or export, and its notes ref (the notes
+# below each patch's '---' are git notes in build/src: am-series.sh --notes
+# restores them, export.sh writes them).  The series is applied in a
 # scratch worktree (scripts/am-series.sh) and build/src is then checked out
 # at the result, so only files that differ are rewritten and an
 # incremental build stays small.
@@ -29,9 +31,12 @@ mode=${1:-}
 patches_hash() {
 	(cd "$top/patches" 2>/dev/null && sha1sum -- * 2>/dev/null) | sha1sum | cut -c1-40
 }
+notes_ref() {
+	git -C "$src" rev-parse -q --verify refs/notes/commits || true
+}
 record() {
-	printf 'patches=%s\nhead=%s\n' "$(patches_hash)" \
-		"$(git -C "$src" rev-parse HEAD)" > "$state.tmp"
+	printf 'patches=%s\nhead=%s\nnotes=%s\n' "$(patches_hash)" \
+		"$(git -C "$src" rev-parse HEAD)" "$(notes_ref)" > "$state.tmp"
 	mv "$state.tmp" "$state"
 }
 # does exporting build/src's base..HEAD give exactly patches/?
@@ -58,6 +63,8 @@ fi
 "$top/scripts/fetch-base.sh"
 rec_patches=$(sed -n 's/^patches=//p' "$state" 2>/dev/null || true)
 rec_head=$(sed -n 's/^head=//p' "$state" 2>/dev/null || true)
+# (a state file older than the notes has no notes= line: no notes then)
+rec_notes=$(sed -n 's/^notes=//p' "$state" 2>/dev/null || true)
 
 if [ "$mode" = --if-needed ]; then
 	[ "$(patches_hash)" = "$rec_patches" ] && exit 0
@@ -86,15 +93,16 @@ if [ "${FORCE:-0}" != 1 ]; then
 		exit 1
 	fi
 	if [ "$(git rev-list --count base..HEAD)" != 0 ] &&
-	   [ "$(git rev-parse HEAD)" != "$rec_head" ] && ! exported_matches; then
+	   { [ "$(git rev-parse HEAD)" != "$rec_head" ] || [ "$(notes_ref)" != "$rec_notes" ]; } &&
+	   ! exported_matches; then
 		git log --oneline base..HEAD >&2
-		echo "apply.sh: build/src has commits that patches/ does not have; 'make export' them, or FORCE=1 to discard" >&2
+		echo "apply.sh: build/src has commits or notes that patches/ does not have; 'make export' them, or FORCE=1 to discard" >&2
 		exit 1
 	fi
 fi
 
 git am --abort >/dev/null 2>&1 || true
-list=$("$top/scripts/am-series.sh")
+list=$("$top/scripts/am-series.sh" --notes)
 tip=$(echo "$list" | tail -n 1 | cut -d' ' -f1)
 [ -n "$tip" ] || tip=$(git rev-parse base)
 if [ "${FORCE:-0}" = 1 ]; then

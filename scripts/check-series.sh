@@ -11,14 +11,20 @@
 #     worked before stops working or fails differently from the base, no
 #     sample, frame or record is lost): one more line per patch,
 #     "check-series: NNNN-...: behaviour".
+# And patches/0000-cover-letter.patch, when there is one, is what
+# scripts/export.sh makes of patches/cover-letter.txt and the series.
 #
 # Checkpatch exceptions: a patch may silence a checkpatch message TYPE for
-# itself only, by saying why in its commit message, one line per type:
+# itself only, by saying why in its notes, below the patch's '---' line
+# (a git note on the commit in build/src: 'git notes edit', then 'make
+# export'), one line per type:
 #
 #     checkpatch: LONG_LINE_COMMENT copied verbatim from the kernel's UAPI header
 #
 # (TYPE as printed by checkpatch --show-types; a reason is required, and an
-# exception that is not needed any more is an error too.)
+# exception that is not needed any more is an error too.)  Such a line, or
+# a changelog line ("v2: ..."), in the commit message is an error: it
+# belongs in the notes (scripts/move-checkpatch-notes.sh moves them).
 #
 # The builds are incremental, one after the other, in a worktree of
 # build/src (build/check-series/src, detached, never build/src itself) and
@@ -98,6 +104,7 @@ else
 fi
 for f in "$top"/patches/*.patch; do
 	[ -e "$f" ] || continue
+	[ "${f##*/}" = 0000-cover-letter.patch ] && continue
 	grep -qxF "$(basename "$f")" "$top/patches/series" 2>/dev/null ||
 		echo "not listed in patches/series: $(basename "$f")" >> "$log"
 done
@@ -114,6 +121,34 @@ mapfile -t applied < <("$top/scripts/am-series.sh" 2> "$amlog")
 commits=()
 for l in "${applied[@]}"; do commits+=("${l%% *}"); done
 nok=${#commits[@]}
+
+# --- the cover letter -----------------------------------------------------
+if [ -f "$top/patches/cover-letter.txt" ] || [ -f "$top/patches/0000-cover-letter.patch" ]; then
+	log=$logdir/check-series-cover-letter.log
+	: > "$log"
+	cl=$top/patches/0000-cover-letter.patch
+	if [ ! -f "$top/patches/cover-letter.txt" ]; then
+		echo "patches/0000-cover-letter.patch but no patches/cover-letter.txt to make it from" >> "$log"
+		result 1 "check-series: cover letter" "$log" "no patches/cover-letter.txt"
+	elif [ ! -f "$cl" ]; then
+		echo "patches/cover-letter.txt but no patches/0000-cover-letter.patch: run 'make export'" >> "$log"
+		result 1 "check-series: cover letter" "$log" "0000-cover-letter.patch missing"
+	elif [ "$nok" != "${#patches[@]}" ]; then
+		echo "not checked: the series does not apply" >> "$log"
+		result 77 "check-series: cover letter" "$log" "not checked: the series does not apply"
+	else
+		cldir=$(mktemp -d /tmp/check-series-cl.XXXXXX)
+		if "$top/scripts/export.sh" --to "$cldir" --tip "${commits[$((nok - 1))]:-base}" >> "$log" 2>&1 &&
+		   diff -u "$cl" "$cldir/0000-cover-letter.patch" >> "$log"; then
+			result 0 "check-series: cover letter" "$log" \
+				"$(sed -n 's/^Subject: \(\[[^]]*\]\).*/\1/p' "$cl"), up to date"
+		else
+			echo "(- patches/0000-cover-letter.patch, + what 'make export' would write)" >> "$log"
+			result 1 "check-series: cover letter" "$log" "out of date: run 'make export'"
+		fi
+		rm -rf "$cldir"
+	fi
+fi
 
 # --- 2. checkpatch --------------------------------------------------------
 declare -A cpmsg cprc
@@ -132,11 +167,11 @@ for p in "${patches[@]}"; do
 			echo "missing"; cprc[$p]=1; cpmsg[$p]="patch file missing"
 			continue
 		fi
-		# exceptions: "checkpatch: TYPE reason" in the commit message
-		# (after the mail headers, before the "---" or the diff)
-		excs=$(awk 'h && (/^---$/ || /^diff --git /) { exit }
-			    !h && /^$/ { h = 1; next }
-			    h && /^checkpatch:/' "$f")
+		# exceptions: "checkpatch: TYPE reason" in the notes (below
+		# the "---"); none in the commit message, nor a changelog
+		excs=$("$top/scripts/patch-notes.sh" "$f" | grep '^checkpatch:')
+		inmsg=$("$top/scripts/patch-notes.sh" --message "$f" |
+			grep -E '^(checkpatch:|v[0-9]+:)')
 		ign= bad=
 		while read -r _ type reason; do
 			[ -n "$type" ] || continue
@@ -153,8 +188,13 @@ for p in "${patches[@]}"; do
 		rc=$?
 		echo "$out"
 		total=$(echo "$out" | grep -m1 '^total: ')
-		cprc[$p]=0; cpmsg[$p]="checkpatch clean${ign:+ but $ign (see commit message)}"
-		if [ -n "$bad" ]; then
+		cprc[$p]=0; cpmsg[$p]="checkpatch clean${ign:+ but $ign (see notes)}"
+		if [ -n "$inmsg" ]; then
+			echo "$inmsg"
+			echo "these lines are for the reviewers, not the history: move them below"
+			echo "the '---' line (git notes: scripts/move-checkpatch-notes.sh does it)"
+			cprc[$p]=1; cpmsg[$p]="checkpatch or changelog line in the commit message"
+		elif [ -n "$bad" ]; then
 			echo "a 'checkpatch: TYPE reason' line needs a TYPE and a reason:$bad"
 			cprc[$p]=1; cpmsg[$p]="bad checkpatch exception line"
 		elif [ $rc != 0 ] || [[ "$total" != "total: 0 errors, 0 warnings, 0 checks,"* ]]; then
@@ -165,7 +205,7 @@ for p in "${patches[@]}"; do
 				--show-types --color=never "$p" 2>&1)
 			for type in ${ign//,/ }; do
 				if ! echo "$all" | grep -q "^[A-Z]*:$type:"; then
-					echo "exception '$type' is not needed: remove its line from the commit message"
+					echo "exception '$type' is not needed: remove its line from the patch's notes"
 					cprc[$p]=1; cpmsg[$p]="unneeded checkpatch exception $type"
 				fi
 			done

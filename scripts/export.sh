@@ -3,26 +3,109 @@
 # git format-patch series plus patches/series.  File names are stable
 # (NNNN-subject.patch) and the version footer and index hashes' churn is
 # stripped, so exporting an unchanged series changes nothing.
-# --to DIR writes elsewhere (used to compare without touching patches/).
+#
+# Each commit's git note (refs/notes/commits: checkpatch exceptions, the
+# patch's changelog) goes below its '---' line ('git format-patch
+# --notes'), where reviewers read it and 'git am' drops it; apply.sh puts
+# it back as a note (am-series.sh --notes).  Edit one with
+# 'git -C build/src notes edit COMMIT'; rebase and amend keep them.
+#
+# With patches/cover-letter.txt it also writes patches/0000-cover-letter.patch
+# (not listed in patches/series: 'git am' cannot apply it), as
+# 'git format-patch --cover-letter' does, its subject and text taken from
+# that file and the shortlog and diffstat from the series.  The file is
+#
+#     Subject: perf tools: Support deferred user callchains
+#     Prefix: PATCH v2
+#
+#     The text of the cover letter, as it is sent ...
+#
+# a header block (Subject: required; Prefix: the subject prefix of every
+# patch, "PATCH" when absent), an empty line, the body.  The cover letter's
+# From and Date are those of the last commit, so it is stable too.
+#
+#   scripts/export.sh                 into patches/
+#   scripts/export.sh --to DIR        elsewhere (to compare without touching
+#                                     patches/)
+#   scripts/export.sh --to DIR --tip COMMIT
+#                                     base..COMMIT instead of build/src's HEAD
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 src=$top/build/src
 out=$top/patches
-[ "${1:-}" = "--to" ] && out=$2
+tip=HEAD
+cover=$top/patches/cover-letter.txt
+export PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C
+while [ $# -gt 0 ]; do
+	case $1 in
+	--to) out=$2; shift 2 ;;
+	--tip) tip=$2; shift 2 ;;
+	*) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
+	esac
+done
 mkdir -p "$out"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-git -C "$src" format-patch -q --no-signature --zero-commit \
-	--full-index --abbrev=12 -o "$tmp" base..HEAD
+
+# git rebase and git commit --amend carry the notes over to the new commits
+git -C "$src" config notes.rewriteRef refs/notes/commits
+
+prefix=PATCH subject= withcover=
+if [ -f "$cover" ]; then
+	subject=$(sed -n '/^$/q; s/^Subject:[[:space:]]*//p' "$cover")
+	p=$(sed -n '/^$/q; s/^Prefix:[[:space:]]*//p' "$cover")
+	[ -n "$p" ] && prefix=$p
+	if [ -z "$subject" ]; then
+		echo "export.sh: ${cover#$top/} has no 'Subject:' line" >&2
+		exit 1
+	fi
+	withcover=--cover-letter
+fi
+git -C "$src" format-patch -q --no-signature --zero-commit --notes \
+	--full-index --abbrev=12 --subject-prefix="$prefix" $withcover \
+	-o "$tmp" "base..$tip"
 # drop the "index" lines' blob churn? keep them (git am needs them for 3-way)
+
+if [ -n "$withcover" ] && [ -f "$tmp/0000-cover-letter.patch" ]; then
+	# fill in git's placeholders; From and Date of the last commit
+	sed '1,/^$/d' "$cover" > "$tmp/body"
+	from=$(git -C "$src" log -1 --format='%an <%ae>' "$tip")
+	date=$(git -C "$src" log -1 --format='%aD' "$tip")
+	awk -v subject="$subject" -v from="$from" -v date="$date" -v body="$tmp/body" '
+		!hdr && /^From: / { print "From: " from; next }
+		!hdr && /^Date: / { print "Date: " date; next }
+		!hdr && /^Subject: .*\*\*\* SUBJECT HERE \*\*\*$/ {
+			# fold the header as git does, at about 78 columns
+			line = $0; sub(/\*\*\* SUBJECT HERE \*\*\*$/, "", line)
+			sub(/ $/, "", line)
+			n = split(subject, w, " ")
+			for (i = 1; i <= n; i++) {
+				if (length(line) + 1 + length(w[i]) > 78 && line !~ /^Subject: \[[^]]*\]$/) {
+					print line; line = ""
+				}
+				line = line " " w[i]
+			}
+			print line
+			next
+		}
+		!hdr && /^$/ { hdr = 1 }
+		$0 == "*** BLURB HERE ***" {
+			while ((getline l < body) > 0) print l
+			next
+		}
+		{ print }' "$tmp/0000-cover-letter.patch" > "$tmp/cover" &&
+		mv "$tmp/cover" "$tmp/0000-cover-letter.patch"
+	rm -f "$tmp/body"
+fi
+
 rm -f "$out"/[0-9][0-9][0-9][0-9]-*.patch
 : > "$out/series"
 for f in "$tmp"/*.patch; do
 	[ -e "$f" ] || continue
 	b=$(basename "$f")
 	cp "$f" "$out/$b"
-	echo "$b" >> "$out/series"
+	[ "$b" = 0000-cover-letter.patch ] || echo "$b" >> "$out/series"
 done
 # patches/ now matches build/src: 'make' need not re-apply it
 [ "$out" = "$top/patches" ] && "$top/scripts/apply.sh" --record
-echo "export.sh: $(wc -l < "$out/series") patches in $out"
+echo "export.sh: $(wc -l < "$out/series") patches${withcover:+ and a cover letter} in $out"
