@@ -3,7 +3,7 @@
 #   make               fetch the base, apply patches/series, build build/perf/perf
 #   make demo          the patched perf on a bundled real recording
 #   make check         every test (tests/run.sh), after building
-#   make check-series  checkpatch and a build of every patch on its own
+#   make check-series  checkpatch, a build and a behaviour check of every prefix
 #   make export        write build/src's commits back into patches/
 #   make apply         re-apply patches/series onto the base in build/src
 #   make clean         remove build outputs (keeps build/src)
