@@ -25,6 +25,7 @@ sample_type IP|TID|TIME|CALLCHAIN|ID|PERIOD, sample_id_all):
                         an unknown kernel type without the sample_id trailer
   string-no-nul         COMM and MMAP whose string has no NUL before the end
   thread-map-nr         THREAD_MAP with nr 1000 and one entry
+  fork-same-tid         two FORKs whose child has its parent's tid, not pid
 
 Usage: crafted.py OUTDIR   (tests/fuzz/regressions)
 """
@@ -82,6 +83,10 @@ def comm(tid, time, name=b"crafted"):
 
 def exit_(tid, time):
     return ev(4, 0, struct.pack("<IIIIQ", tid, tid, tid, tid, time) + sid(tid, time))
+
+
+def fork(pid, ppid, tid, ptid, time):
+    return ev(7, 0, struct.pack("<IIIIQ", pid, ppid, tid, ptid, time) + sid(tid, time))
 
 
 def rnd():
@@ -162,6 +167,9 @@ def files():
     # a thread map claiming more threads than it holds
     b = ev(73, 0, struct.pack("<QQ", 1000, 100) + b"crafted".ljust(16, b"\0"))
     yield "thread-map-nr", PRE + b + comm(100, t) + sample(100, t + 1, [KERNEL, KIP]) + rnd()
+    # two FORKs whose child has its parent's tid but not its pid
+    b = comm(100, t) + fork(100, 200, 100, 100, t + 1) + fork(100, 200, 100, 100, t + 2)
+    yield "fork-same-tid", PRE + b + sample(100, t + 5, [KERNEL, KIP]) + rnd()
 
 
 def main():
