@@ -26,6 +26,8 @@ sample_type IP|TID|TIME|CALLCHAIN|ID|PERIOD, sample_id_all):
   string-no-nul         COMM and MMAP whose string has no NUL before the end
   thread-map-nr         THREAD_MAP with nr 1000 and one entry
   fork-same-tid         two FORKs whose child has its parent's tid, not pid
+  mmap2-build-id-size   MMAP2 with a build id of 255 bytes (20 at most)
+  mmap-wrap             MMAP and MMAP2 whose start + len wraps around
 
 Usage: crafted.py OUTDIR   (tests/fuzz/regressions)
 """
@@ -170,6 +172,18 @@ def files():
     # two FORKs whose child has its parent's tid but not its pid
     b = comm(100, t) + fork(100, 200, 100, 100, t + 1) + fork(100, 200, 100, 100, t + 2)
     yield "fork-same-tid", PRE + b + sample(100, t + 5, [KERNEL, KIP]) + rnd()
+    # an MMAP2 whose build id claims 255 of its 20 bytes
+    b = comm(100, t) + ev(10, 0x4000, struct.pack("<IIQQQBBH20sII", 100, 100, 0x400000, 0x1000,
+                                                  0, 255, 0, 0, b"\x55" * 20, 5, 2)
+                          + b"/bin/true\0".ljust(16, b"\0") + sid(100, t + 1))
+    yield "mmap2-build-id-size", PRE + b + sample(100, t + 5, [KERNEL, KIP]) + rnd()
+    # MMAP and MMAP2 whose start + len wraps around
+    b = comm(100, t)
+    b += ev(1, 2, struct.pack("<IIQQQ", 100, 100, 2**64 - 0x1000, 0x10000, 0)
+            + b"/bin/true\0".ljust(16, b"\0") + sid(100, t + 1))
+    b += ev(10, 2, struct.pack("<IIQQQIIQQII", 100, 100, 2**64 - 0x2000, 0x20000, 0, 8, 1, 2, 0, 5, 2)
+            + b"/bin/false\0".ljust(16, b"\0") + sid(100, t + 2))
+    yield "mmap-wrap", PRE + b + sample(100, t + 5, [KERNEL, KIP, 2**64 - 512, 2**64 - 0x800], misc=2) + rnd()
 
 
 def main():
