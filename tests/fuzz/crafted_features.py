@@ -10,6 +10,9 @@ whose header features lie about their sizes:
   feat-event-desc-nr     EVENT_DESC claiming 2^31 - 1 events of 2^31 bytes
   feat-mem-topology      MEM_TOPOLOGY with a node bitmap of 2^32 + 64 bits
   feat-string-len        HOSTNAME string claiming 4 GB
+  feat-numa-nr           NUMA_TOPOLOGY claiming 0x55000001 nodes
+  feat-cmdline-cut       CMDLINE claiming 3 strings, holding 1
+  feat-cpu-topology-cut  CPU_TOPOLOGY claiming 2 sibling lists, holding 1
 
 Usage: crafted_features.py OUTDIR   (tests/fuzz/regressions)
 """
@@ -22,6 +25,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 GEN = os.path.join(HERE, "..", "tools", "gen_perfdata.py")
 HOSTNAME, OSRELEASE, CMDLINE, EVENT_DESC, MEM_TOPOLOGY = 3, 4, 11, 12, 22
+CPU_TOPOLOGY, NUMA_TOPOLOGY = 13, 14
 
 
 def load(path):
@@ -65,6 +69,9 @@ def files(base):
     node = struct.pack("<QQQ", 0, 2**30, 2**32 + 64) + b"\xff" * 64
     yield "feat-mem-topology", {MEM_TOPOLOGY: struct.pack("<QQQ", 1, 2**27, 1) + node}
     yield "feat-string-len", {HOSTNAME: struct.pack("<I", 2**32 - 1) + b"host\0\0\0\0"}
+    yield "feat-numa-nr", {NUMA_TOPOLOGY: struct.pack("<IIQQ", 0x55000001, 0, 1, 1) + string(b"0\0\0\0")}
+    yield "feat-cmdline-cut", {CMDLINE: struct.pack("<I", 3) + string(b"perf\0\0\0\0")}
+    yield "feat-cpu-topology-cut", {CPU_TOPOLOGY: struct.pack("<I", 2) + string(b"0-1\0")}
 
 
 def main():
