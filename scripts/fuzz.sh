@@ -31,7 +31,8 @@
 #       build/perf-afl/perf script --kallsyms=DIR/ks.txt -i @@
 # (the saved inputs are complete pipe-mode perf.data files) and keep it
 # there: tests/e2e/fuzz-regressions.sh runs perf on every such file.
-# Known base perf 6.12 bugs the mutator steers around: tests/fuzz/README.md.
+# Base perf 6.12 bugs found so far, fixed by the series: tests/fuzz/README.md
+# (the mutator no longer steers around them).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 secs=60 jobs=1 out=$top/build/fuzz build=1

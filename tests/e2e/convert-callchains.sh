@@ -20,10 +20,9 @@
 
 SYM=$(symroot)
 KALLSYMS=$TOP/build/symfs/kallsyms.txt
-# Not st_defer_pipe: perf 6.12 converts no pipe-mode file, deferral or not
-# (--to-json crashes on the host fields of its header, --to-ctf fails its
-# setup; also after perf inject made it a file, which has no such field).
-NAMES="st_defer st_defer_zstd st_perthread_defer st_userchains_defer
+# st_defer_pipe (pipe mode) for JSON only: --to-ctf sets its streams up from
+# the attrs before reading the events, and a pipe-mode file has none then.
+NAMES="st_defer st_defer_pipe st_defer_zstd st_perthread_defer st_userchains_defer
        mt_defer mt_perthread_defer mt_2ev_cpu_defer mixed_defer mixed_useronly_defer
        long_defer syswide_defer taskclock_defer st_nodefer"
 
@@ -64,7 +63,7 @@ for name in $NAMES; do
 	}
 	msg="$name: $(cat "$out.json.cmp")"
 
-	if [ "$ctf" = yes ]; then
+	if [ "$ctf" = yes ] && [ "$name" != st_defer_pipe ]; then
 		"$PERF" data convert --to-ctf "$out.ctf" -i "$data" > "$out.ctf.err" 2>&1 ||
 			fail "$name: perf data convert --to-ctf failed: $(tail -3 "$out.ctf.err")"
 		babeltrace "$out.ctf" > "$out.bt" 2> "$out.bt.err" ||

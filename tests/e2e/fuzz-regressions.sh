@@ -1,7 +1,8 @@
 #!/bin/bash
 # fuzz-regressions: perf survives every input kept in tests/fuzz/regressions/
 # (minimised fuzzer finds, and crafted inputs of the same kind): perf script
-# (merged and --no-merge-callchains) and perf report --stats are not killed
+# (merged and --no-merge-callchains), perf report --stats and perf report
+# --header-only -I (the header features' print) are not killed
 # by a signal and, under check-asan, write no sanitizer report.  Their exit
 # status is not checked: a broken file may well be refused.
 . "$(dirname "$0")/../lib.sh"
@@ -13,7 +14,8 @@ for f in "$TOP"/tests/fuzz/regressions/*.data; do
 	[ -f "$f" ] || continue
 	n=$((n + 1))
 	name=$(basename "$f")
-	for args in "script" "script --no-merge-callchains" "report --stats"; do
+	for args in "script" "script --no-merge-callchains" "report --stats" \
+		    "report --header-only -I"; do
 		rc=0
 		# shellcheck disable=SC2086 # $args is a list
 		timeout 120 "$PERF" $args --kallsyms="$TMPD/ks.txt" -i "$f" > /dev/null \

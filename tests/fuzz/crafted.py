@@ -19,6 +19,15 @@ sample_type IP|TID|TIME|CALLCHAIN|ID|PERIOD, sample_id_all):
   time-backwards        samples and records with time going back, time 0
                         and time -1, across FINISHED_ROUNDs
   tid-minus1            sample and record of tid -1 (the "no tid" value)
+  short-records         COMM, MMAP, MMAP2, FORK, EXIT shorter than their
+                        fixed part, while a deferred sample waits
+  short-sample-id       SWITCH, SWITCH_CPU_WIDE, EXIT and, last, a record of
+                        an unknown kernel type without the sample_id trailer
+  string-no-nul         COMM and MMAP whose string has no NUL before the end
+  thread-map-nr         THREAD_MAP with nr 1000 and one entry
+  fork-same-tid         two FORKs whose child has its parent's tid, not pid
+  mmap2-build-id-size   MMAP2 with a build id of 255 bytes (20 at most)
+  mmap-wrap             MMAP and MMAP2 whose start + len wraps around
 
 Usage: crafted.py OUTDIR   (tests/fuzz/regressions)
 """
@@ -78,6 +87,10 @@ def exit_(tid, time):
     return ev(4, 0, struct.pack("<IIIIQ", tid, tid, tid, tid, time) + sid(tid, time))
 
 
+def fork(pid, ppid, tid, ptid, time):
+    return ev(7, 0, struct.pack("<IIIIQ", pid, ppid, tid, ptid, time) + sid(tid, time))
+
+
 def rnd():
     return ev(68, 0, b"")
 
@@ -128,6 +141,49 @@ def files():
     m = 2**32 - 1
     b = comm(m, t) + sample(m, t + 1, dchain(30)) + record(m, t + 2, 30, [UIP]) + exit_(m, t + 3)
     yield "tid-minus1", PRE + b + rnd()
+    # records shorter than the fixed part of their type, while a deferred
+    # sample waits (the events held behind it are copied at their size)
+    b = comm(100, t) + sample(100, t + 1, dchain(40))
+    b += ev(3, 0, struct.pack("<I", 100))                    # COMM, 12 bytes
+    b += ev(1, 0, struct.pack("<II", 100, 100))              # MMAP, 16 bytes
+    b += ev(10, 0, struct.pack("<IIQ", 100, 100, 0x400000))  # MMAP2, 24 bytes
+    b += ev(7, 0, struct.pack("<II", 100, 100))              # FORK, 16 bytes
+    b += ev(4, 0, struct.pack("<II", 100, 100))              # EXIT, 16 bytes
+    b += record(100, t + 2, 40, [UIP]) + rnd()
+    yield "short-records", PRE + b
+    # records holding no sample_id though the attr says they have one
+    b = comm(100, t) + sample(100, t + 1, dchain(41))
+    b += ev(14, 0, b"") + ev(15, 0, struct.pack("<II", 100, 100))
+    b += ev(4, 0, struct.pack("<IIIIQ", 100, 100, 100, 100, t + 2))
+    b += record(100, t + 3, 41, [UIP]) + rnd()
+    # perf stops at a kernel record type it does not know: the last one
+    yield "short-sample-id", PRE + b + ev(30, 0, b"")
+    # strings without their NUL up to the end of the record
+    a = 0x4141414141414141
+    b = comm(100, t) + sample(100, t + 1, dchain(42))
+    b += ev(3, 0, struct.pack("<II", 100, 100) + b"A" * 16 + struct.pack("<QQQ", a, a, a))
+    b += ev(1, 0, struct.pack("<IIQQQ", 100, 100, 0x400000, 0x1000, 0) + b"A" * 8
+            + struct.pack("<QQQ", a, a, a))
+    b += record(100, t + 3, 42, [UIP]) + rnd()
+    yield "string-no-nul", PRE + b
+    # a thread map claiming more threads than it holds
+    b = ev(73, 0, struct.pack("<QQ", 1000, 100) + b"crafted".ljust(16, b"\0"))
+    yield "thread-map-nr", PRE + b + comm(100, t) + sample(100, t + 1, [KERNEL, KIP]) + rnd()
+    # two FORKs whose child has its parent's tid but not its pid
+    b = comm(100, t) + fork(100, 200, 100, 100, t + 1) + fork(100, 200, 100, 100, t + 2)
+    yield "fork-same-tid", PRE + b + sample(100, t + 5, [KERNEL, KIP]) + rnd()
+    # an MMAP2 whose build id claims 255 of its 20 bytes
+    b = comm(100, t) + ev(10, 0x4000, struct.pack("<IIQQQBBH20sII", 100, 100, 0x400000, 0x1000,
+                                                  0, 255, 0, 0, b"\x55" * 20, 5, 2)
+                          + b"/bin/true\0".ljust(16, b"\0") + sid(100, t + 1))
+    yield "mmap2-build-id-size", PRE + b + sample(100, t + 5, [KERNEL, KIP]) + rnd()
+    # MMAP and MMAP2 whose start + len wraps around
+    b = comm(100, t)
+    b += ev(1, 2, struct.pack("<IIQQQ", 100, 100, 2**64 - 0x1000, 0x10000, 0)
+            + b"/bin/true\0".ljust(16, b"\0") + sid(100, t + 1))
+    b += ev(10, 2, struct.pack("<IIQQQIIQQII", 100, 100, 2**64 - 0x2000, 0x20000, 0, 8, 1, 2, 0, 5, 2)
+            + b"/bin/false\0".ljust(16, b"\0") + sid(100, t + 2))
+    yield "mmap-wrap", PRE + b + sample(100, t + 5, [KERNEL, KIP, 2**64 - 512, 2**64 - 0x800], misc=2) + rnd()
 
 
 def main():
