@@ -39,6 +39,36 @@ gets one more kernel-mode sample taken after its own record (same cookie,
 no record follows: the kernel's late-sample window); with --missing a
 fraction of entries never gets its record (task exit, lost buffer).
 
+Scenarios (events on top of the --samples ones, placed at fixed fractions
+of them, drawn from a random generator of their own: without them the file
+is byte-identical to one written before they existed):
+  --blocked N   off-CPU profiling: N more threads (of the first process)
+                each take ONE kernel-mode sample early (spread over the first
+                --blocked-spread of the normal samples; kernel stack
+                __schedule, schedule, ..., n_tty_read, vfs_read, ksys_read,
+                syscall entry) and block; their records come only at the
+                very end, after every other event (and --blocked-delay-ms of
+                stream time), then their EXITs; --blocked-never FRAC of them
+                never get a record (nor an EXIT: the recording ended first)
+  --exec        a process of its own runs --exec-from (st_syscalls), makes
+                --exec-entries syscalls, then execs --binary (mt_syscalls):
+                --exec-samples samples in the exec path, COMM with
+                PERF_RECORD_MISC_COMM_EXEC and MMAP2 of the new program at the
+                same addresses (both are static, linked at 0x400000), then the
+                record of the exec entry with ips in the NEW program
+                (a_outer, thread_a_entry; the old program has main there),
+                then --exec-entries more syscalls
+  --tid-reuse   a thread makes --tid-reuse-entries syscalls and exits; the
+                record of its last one comes after its EXIT (per-CPU style);
+                --tid-reuse-gap-ms later a new thread gets the same tid
+                (FORK, COMM) and makes as many syscalls, records as usual
+  --no-tid N    N kernel-mode deferred samples whose pid/tid are (u32)-1
+                (sample_type has TID), spread over the stream; no record
+The summary's "scenarios" object says what was put in, and its
+"merged_stats" what a merge that never gives a sample up counts (perf
+report --stats labels of merge v2; "merged, out of time order" depends on
+the merge's window and is not in it).
+
 Kernel addresses come from the guest kallsyms of the fixtures
 (sysinfo/kallsyms.txt.xz) when present: use perf's --kallsyms with the
 same file to symbolise them; otherwise they are made up.
@@ -66,6 +96,8 @@ Examples:
       --user-frac 0 --schedule burst          # 32k pending samples
   gen_perfdata.py -o p.data --mode pipe --migrate 0.1 --late 0.01
   gen_perfdata.py -o b.data --bad nr-past-end:3 --bad dup --truncate 0.7
+  gen_perfdata.py -o off.data --samples 1000000 --blocked 1000   # off-CPU
+  gen_perfdata.py -o x.data --exec --tid-reuse --no-tid 20
 """
 import argparse
 import bisect
@@ -1099,7 +1131,8 @@ def main():
     sc.add_argument("--tid-reuse", action="store_true",
                     help="a thread exits (its last record after its EXIT), and --tid-reuse-gap-ms "
                     "later a new thread gets the same tid (FORK, COMM) and takes samples")
-    sc.add_argument("--tid-reuse-at", type=float, default=0.3, metavar="FRAC")
+    sc.add_argument("--tid-reuse-at", type=float, default=0.3, metavar="FRAC",
+                    help="where in the normal samples the first thread starts (default 0.3)")
     sc.add_argument("--tid-reuse-entries", type=int, default=3, metavar="N",
                     help="syscalls of each of the two threads (default 3)")
     sc.add_argument("--tid-reuse-gap-ms", type=float, default=2000.0, metavar="MS",
