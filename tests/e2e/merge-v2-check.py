@@ -92,7 +92,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--gen", required=True)
     ap.add_argument("--ours", required=True)
-    ap.add_argument("--up", required=True)
+    ap.add_argument("--up", help="(without: no comparison with upstream)")
     ap.add_argument("--stats")
     ap.add_argument("--out-of-order", type=int)
     ap.add_argument("--late-tids", default="")
@@ -120,13 +120,25 @@ def main():
                               % (k, d.get(k), v))
         notes.append("deferred_stats.py agrees" if not errors else "deferred_stats.py differs")
 
-    ours_text, up_text = frames.read(a.ours), frames.read(a.up)
+    ours_text = frames.read(a.ours)
+    up_text = frames.read(a.up) if a.up else ""
     ours, up = blocks(ours_text), blocks(up_text)
-    notes.append("%d samples in, ours %d out, upstream %d" % (nsamples, len(ours), len(up)))
+    notes.append("%d samples in, ours %d out, upstream %s" % (
+        nsamples, len(ours), len(up) if a.up else "not run"))
     if len(ours) != nsamples:
         errors.append("samples out != samples in: ours prints %d samples, the file has %d"
                       % (len(ours), nsamples))
-    if len(up) != nsamples:
+    # the independent count: samples with a record (before or after them)
+    # get a user part, the others none
+    ms = sc.get("merged_stats")
+    if ms:
+        with_user = sum(1 for s_, _ in ours if any(f < 0x800000000000 for f in s_.frames))
+        want = ms["merged"] + ms["merged, after their record"]
+        notes.append("%d with a user part" % with_user)
+        if with_user != want:
+            errors.append("%d samples printed with a user part, want %d (deferred_stats.py: "
+                          "their record exists)" % (with_user, want))
+    if a.up and len(up) != nsamples:
         errors.append("upstream prints %d samples, the file has %d (test input?)"
                       % (len(up), nsamples))
     if COOKIE_RE.search(ours_text):
@@ -140,7 +152,7 @@ def main():
     bad_frames = bad_hdr = 0
     unmerged_up = 0
     first = []
-    for s, lines in ours:
+    for s, lines in (ours if a.up else []):
         k = frames.key(s)
         cand = gu.get(k)
         if not cand:
@@ -169,14 +181,15 @@ def main():
         errors.append("%d samples with other frames than upstream's" % bad_frames)
     if bad_hdr:
         errors.append("%d samples with another header than upstream's" % bad_hdr)
-    notes.append("upstream left %d unmerged" % unmerged_up)
+    if a.up:
+        notes.append("upstream left %d unmerged" % unmerged_up)
 
     # exec: the new program's comm and symbols
     if "exec" in sc:
         x = sc["exec"]
         ips = {int(i, 16) for i in x["exec_ips"]}
         nb = os.path.basename(g["binary"])
-        for who, bl in (("ours", ours), ("upstream", up)):
+        for who, bl in (("ours", ours), ("upstream", up))[:2 if a.up else 1]:
             n = wrong = 0
             for s, lines in bl:
                 if frames.key(s)[0] != x["pid"] or not ips & set(s.frames):
