@@ -28,7 +28,7 @@
 #                   for the others; --reps N for all), and the two off-CPU
 #                   files (1 run each): ~40-60 min on 2 cores, most of it the
 #                   10M off-CPU file (2.2 GB, generated once in ~4 min CPU)
-#                   and upstream on the off-CPU files; --cells 'k-|kt|1M$'
+#                   and upstream on the off-CPU files; --cells 'k-|kt'
 #                   for the old 10-15 min matrix
 #   --full          1k,10k,100k,1M samples x 1,64,1024,32768 threads (threads
 #                   <= samples; 3 runs, 1 for 1M) interleaved, plus the burst
