@@ -8,16 +8,28 @@
 #     perf script             and   perf report --stdio
 # on the deferred file (merged: the default), with --no-merge-callchains
 # (where the command has it), and on the "floor" file (the same samples with
-# ordinary full callchains), for our perf ($PERF) and for upstream perf 7.2
+# ordinary full callchains), and perf report --stats on the deferred and the
+# floor file, for our perf ($PERF) and for upstream perf 7.2
 # (tests/tools/upstream-perf.sh, Debian sid's linux-perf) on the same files.
+# Two off-CPU files (gen_perfdata.py --blocked: 1000 threads that each take
+# one sample early and get their record only at the very end, across 1M and
+# 10M sample/record pairs of another thread; no floor file) get perf script
+# merged and --no-merge-callchains, and our perf report --stats (whose
+# counters are kept); afterwards one untimed perf script --tid of the
+# blocked threads counts how many of their samples got a user part.
 # Every ratio in the output is between runs of this one invocation.  Results
 # go to stdout and, as Markdown, to docs/bench.md (--out FILE to change).
 #
 # Usage: tests/bench/run.sh [--full] [--reps N] [--cells REGEX] [--no-upstream]
-#                           [--timeout SEC] [--out FILE] [--table-only]
-#   default matrix: 5 files, 1k..1M samples, 1..32k threads, ~10-15 min on 2
-#                   cores (runs per variant: 7 for the 1k and 10k files, 2 for
-#                   the 1M one, 3 for the others; --reps N for all)
+#                           [--timeout SEC] [--big-timeout SEC] [--out FILE]
+#                           [--table-only]
+#   default matrix: 5 files, 1k..1M samples, 1..32k threads (runs per
+#                   variant: 7 for the 1k and 10k files, 2 for the 1M one, 3
+#                   for the others; --reps N for all), and the two off-CPU
+#                   files (1 run each): ~40-60 min on 2 cores, most of it the
+#                   10M off-CPU file (2.2 GB, generated once in ~4 min CPU)
+#                   and upstream on the off-CPU files; --cells 'k-|kt'
+#                   for the old 10-15 min matrix
 #   --full          1k,10k,100k,1M samples x 1,64,1024,32768 threads (threads
 #                   <= samples; 3 runs, 1 for 1M) interleaved, plus the burst
 #                   schedule (every thread pending at once) for each thread
@@ -25,6 +37,9 @@
 #                   so some upstream cells hit --timeout (default 600 s):
 #                   expect about an hour (an estimate)
 #   --cells REGEX   only the files whose name matches (e.g. --cells 32k)
+#   --big-timeout SEC  timeout of upstream perf 7.2 on the 10M off-CPU file
+#                   (default 300: its merge scans every pending sample for
+#                   every record, about 43 s per 1M pairs)
 #   --table-only    rewrite the table from the last run's raw results
 #                   (build/bench/results.txt), measuring nothing
 # Our --no-merge-callchains is detected with `$PERF script -h`; if $PERF
@@ -38,7 +53,7 @@ UP=$TOP/tests/tools/upstream-perf.sh
 GEN=$TOP/tests/tools/gen_perfdata.py
 OUT=$TOP/docs/bench.md
 DATA=$TOP/build/bench/data
-REPS= FULL=0 CELLS=. UPSTREAM=1 TIMEOUT=600 TABLE_ONLY=0
+REPS= FULL=0 CELLS=. UPSTREAM=1 TIMEOUT=600 BIG_TIMEOUT=300 TABLE_ONLY=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--full) FULL=1 ;;
@@ -46,6 +61,7 @@ while [ $# -gt 0 ]; do
 	--cells) CELLS=$2; shift ;;
 	--no-upstream) UPSTREAM=0 ;;
 	--timeout) TIMEOUT=$2; shift ;;
+	--big-timeout) BIG_TIMEOUT=$2; shift ;;
 	--out) OUT=$2; shift ;;
 	--table-only) TABLE_ONLY=1 ;;
 	-h|--help) sed -n '2,/^set -u/p' "$0" | sed 's/^# \{0,1\}//;$d'; exit 0 ;;
@@ -61,7 +77,7 @@ if [ $TABLE_ONLY = 1 ]; then  # again from build/bench/*.txt of the last run
 	{ read -r elapsed BENCH_LOAD; read -r om; read -r ourver; read -r upver; } < "$B/run-info.txt"
 	export BENCH_LOAD
 	python3 "$TOP/tests/bench/table.py" "$B/results.txt" "$B/cells.txt" "$B/data" "$elapsed" \
-		"${REPS:--}" "$ourver" "$upver" "$om" > "$OUT.tmp" &&
+		"${REPS:--}" "$ourver" "$upver" "$om" "$B" > "$OUT.tmp" &&
 		mv "$OUT.tmp" "$OUT" && cat "$OUT" && echo "written: $OUT"
 	exit
 fi
@@ -95,8 +111,14 @@ fi
 # entries, a few records in another CPU's buffer, late samples and missing
 # records at the rates of the real recordings (0-1.3 %).
 REAL="--per-entry 1 --user-frac 0.3 --cpus 2 --migrate 0.05 --late 0.005 --missing 0.003"
-# cells: NAME REPS GEN-ARGS
+# off-CPU: 1000 threads blocked from early on (one sample each, in
+# __schedule under read()) whose records come only at the very end, across
+# the plain sample/record pairs of one other thread
+OFFCPU="--threads 1 --per-entry 1 --user-frac 0.3 --cpus 2 --blocked 1000"
+# cells: NAME REPS GEN-ARGS (names offcpu-*: off-CPU files, no floor file)
 cells() {
+	echo "offcpu-1M ${REPS:-1} --samples 1000000 $OFFCPU"
+	echo "offcpu-10M ${REPS:-1} --samples 10000000 $OFFCPU"
 	if [ $FULL = 0 ]; then
 		# small files are dominated by start-up time: more runs there
 		echo "1k-1t ${REPS:-7} --samples 1000 --threads 1 $REAL"
@@ -118,12 +140,14 @@ cells() {
 }
 
 # run_once TAG CMD...: one timed run; appends "TAG WALL RSS-KB" to $WORK/res
-# (WALL = timeout or error when it did not finish normally)
+# (WALL = timeout or error when it did not finish normally); stdout goes to
+# $RUN_OUT (default /dev/null), the timeout is $RUN_TIMEOUT (default $TIMEOUT)
 run_once() {
 	local tag=$1 rc t0 t1 w m
 	shift
 	t0=$EPOCHREALTIME
-	/usr/bin/time -o "$WORK/t" -f "%M" timeout "$TIMEOUT" "$@" > /dev/null 2> "$WORK/err"
+	/usr/bin/time -o "$WORK/t" -f "%M" timeout "${RUN_TIMEOUT:-$TIMEOUT}" "$@" \
+		> "${RUN_OUT:-/dev/null}" 2> "$WORK/err"
 	rc=$?
 	t1=$EPOCHREALTIME
 	m=$(tail -1 "$WORK/t")
@@ -138,8 +162,10 @@ run_once() {
 	printf '  %-34s %9s s %6s MB\n' "$tag" "$w" "$((m / 1024))"
 }
 
-mkdir -p "$DATA"
+mkdir -p "$DATA" "$TOP/build/bench/stats"
+rm -f "$TOP/build/bench/stats/"*.txt
 : > "$WORK/res"
+: > "$WORK/checks"
 : > "$WORK/cells"
 start=$(date +%s)
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
@@ -147,10 +173,14 @@ gsum=$(sha1sum < "$GEN" | cut -c1-12)
 cells | grep -E "^[^ ]*($CELLS)" | while read -r name reps args; do
 	d=$DATA/$name.data f=$DATA/$name.floor.data j=$DATA/$name.json
 	key="$gsum $args"
-	if [ ! -s "$j" ] || [ "$(cat "$DATA/$name.key" 2> /dev/null)" != "$key" ] || [ ! -s "$f" ]; then
+	offcpu=0 fopt=(--floor "$f")
+	case $name in offcpu*) offcpu=1 fopt=(); rm -f "$f" ;; esac
+	if [ ! -s "$j" ] || [ "$(cat "$DATA/$name.key" 2> /dev/null)" != "$key" ] ||
+	   { [ $offcpu = 0 ] && [ ! -s "$f" ]; }; then
 		echo "generating $name: $args"
+		rm -f "$d" "$f" "$j"  # make room first (the 10M off-CPU file is 2.2 GB)
 		# shellcheck disable=SC2086
-		python3 "$GEN" -o "$d" --floor "$f" $args > "$j" || { echo "generator failed" >&2; exit 1; }
+		nice python3 "$GEN" -o "$d" "${fopt[@]}" $args > "$j" || { echo "generator failed" >&2; exit 1; }
 		echo "$key" > "$DATA/$name.key"
 	fi
 	echo "$name $reps $args" >> "$WORK/cells"
@@ -163,6 +193,14 @@ cells | grep -E "^[^ ]*($CELLS)" | while read -r name reps args; do
 		if [ $who = ours ]; then P=$PERF m=$ours_merge rm=$ours_report_merge
 		else [ $up = 1 ] || continue; P=$UP m=1 rm=0
 		fi
+		if [ $offcpu = 1 ]; then
+			tags+=("$who script merged"); cmds+=("$P script $KOPT -i $d")
+			[ "$m" = 1 ] && { tags+=("$who script nomerge"); cmds+=("$P script --no-merge-callchains $KOPT -i $d"); }
+			[ $who = ours ] && { tags+=("$who stats merged"); cmds+=("$P report --stats $KOPT -i $d"); }
+			continue
+		fi
+		tags+=("$who stats merged"); cmds+=("$P report --stats $KOPT -i $d")
+		tags+=("$who stats floor"); cmds+=("$P report --stats $KOPT -i $f")
 		if [ "$m" = 1 ]; then
 			tags+=("$who script merged"); cmds+=("$P script $KOPT -i $d")
 			tags+=("$who script nomerge"); cmds+=("$P script --no-merge-callchains $KOPT -i $d")
@@ -179,11 +217,45 @@ cells | grep -E "^[^ ]*($CELLS)" | while read -r name reps args; do
 	for ((r = 0; r < reps; r++)); do
 		for i in "${!tags[@]}"; do
 			[ -n "${dead[$i]:-}" ] && continue
+			RUN_OUT=/dev/null RUN_TIMEOUT=$TIMEOUT
+			# perf report --stats prints a few lines: kept (build/bench/stats)
+			case ${tags[$i]} in *" stats "*)
+				RUN_OUT=$TOP/build/bench/stats/$name.${tags[$i]// /-}.txt ;;
+			esac
+			case "$name ${tags[$i]}" in "offcpu-10M up "*) RUN_TIMEOUT=$BIG_TIMEOUT ;; esac
 			# shellcheck disable=SC2086
-			run_once "$name ${tags[$i]}" ${cmds[$i]}
+			RUN_OUT=$RUN_OUT RUN_TIMEOUT=$RUN_TIMEOUT run_once "$name ${tags[$i]}" ${cmds[$i]}
 			case $(tail -1 "$WORK/res" | cut -d' ' -f5) in timeout|error) dead[$i]=1 ;; esac
 		done
 	done
+	# off-CPU: how many of the blocked threads' samples got a user part
+	# (one untimed perf script of those threads; merged only where the
+	# timed merged run finished)
+	if [ $offcpu = 1 ]; then
+		tids=$(python3 -c 'import json,sys; b=json.load(open(sys.argv[1]))["scenarios"]["blocked"]; print(",".join(str(t) for t in range(b["first_tid"], b["last_tid"] + 1)))' "$j")
+		for who in ours up; do
+			[ $who = up ] && [ $up = 0 ] && continue
+			grep -q "^$name $who script merged [0-9]" "$WORK/res" || continue
+			P=$PERF
+			[ $who = up ] && P=$UP
+			to=$TIMEOUT
+			[ "$name $who" = "offcpu-10M up" ] && to=$BIG_TIMEOUT
+			echo "  $name $who: counting the blocked samples with a user part (untimed)"
+			# shellcheck disable=SC2086
+			if timeout "$to" $P script $KOPT --tid="$tids" -F comm,tid,ip,sym -i "$d" \
+				> "$WORK/blocked.txt" 2> /dev/null; then
+				# a sample: a line that does not start with a tab, then
+				# its frames; user frames have short addresses
+				read -r mm nn < <(awk '!NF { next }
+					!/^\t/ { if (s) { n++; if (u) m++ } s = 1; u = 0; next }
+					/\(cookie\)/ { next }
+					length($1) < 16 { u = 1 }
+					END { if (s) { n++; if (u) m++ } print m + 0, n + 0 }' "$WORK/blocked.txt")
+				echo "$name $who blocked-merged $mm $nn" >> "$WORK/checks"
+				echo "    $mm of $nn blocked samples with a user part"
+			fi
+		done
+	fi
 done || exit 1
 elapsed=$(( $(date +%s) - start ))
 export BENCH_LOAD="$load0 at the start, $(cut -d' ' -f1-3 /proc/loadavg) at the end"
@@ -195,10 +267,11 @@ upver=n/a
 ourver=$("$PERF" version 2> /dev/null)
 cp "$WORK/res" "$TOP/build/bench/results.txt"
 cp "$WORK/cells" "$TOP/build/bench/cells.txt"
+cp "$WORK/checks" "$TOP/build/bench/checks.txt"
 printf '%s %s\n%s\n%s\n%s\n' "$elapsed" "$BENCH_LOAD" "$ours_merge" "$ourver" "$upver" \
 	> "$TOP/build/bench/run-info.txt"
 python3 "$TOP/tests/bench/table.py" "$WORK/res" "$WORK/cells" "$DATA" "$elapsed" "${REPS:--}" \
-	"$ourver" "$upver" "$ours_merge" > "$WORK/bench.md" || exit 1
+	"$ourver" "$upver" "$ours_merge" "$TOP/build/bench" > "$WORK/bench.md" || exit 1
 cp "$WORK/bench.md" "$OUT"
 echo
 cat "$OUT"

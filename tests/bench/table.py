@@ -1,19 +1,49 @@
 #!/usr/bin/python3
 """table.py - Markdown report of tests/bench/run.sh's measurements.
 
-Usage: table.py RESULTS CELLS DATADIR ELAPSED REPS OURS-VERSION UP-VERSION OURS-MERGE
+Usage: table.py RESULTS CELLS DATADIR ELAPSED REPS OURS-VERSION UP-VERSION OURS-MERGE [BENCHDIR]
 RESULTS lines, one per run: "CELL WHO CMD VARIANT WALL-SECONDS PEAK-RSS-KB"
-(WHO ours|up, CMD script|report, VARIANT merged|nomerge|floor; WALL may be
-timeout or error);
+(WHO ours|up, CMD script|report|stats, VARIANT merged|nomerge|floor; WALL may
+be timeout or error);
 CELLS lines: "CELL REPS GENERATOR-ARGS"; DATADIR holds CELL.json (generator
-summaries).
+summaries).  Cells named offcpu-* are the off-CPU files (no floor file).
+BENCHDIR (optional) holds checks.txt ("CELL WHO blocked-merged M N": M of
+the N blocked samples got a user part) and stats/CELL.WHO-stats-VARIANT.txt
+(the output of perf report --stats).
 """
 import json
 import os
+import re
 import sys
 import time
 
 resf, cellsf, data, elapsed, reps, ours_ver, up_ver, ours_merge = sys.argv[1:9]
+benchdir = sys.argv[9] if len(sys.argv) > 9 else None
+checks = {}
+if benchdir and os.path.exists(os.path.join(benchdir, "checks.txt")):
+    for line in open(os.path.join(benchdir, "checks.txt")):
+        p_ = line.split()
+        if len(p_) == 5 and p_[2] == "blocked-merged":
+            checks[(p_[0], p_[1])] = (int(p_[3]), int(p_[4]))
+
+
+def deferred_stats(name, who="ours", var="merged"):
+    """the "Deferred callchains:" counters of a kept perf report --stats"""
+    if not benchdir:
+        return {}
+    f = os.path.join(benchdir, "stats", "%s.%s-stats-%s.txt" % (name, who, var))
+    if not os.path.exists(f):
+        return {}
+    text = open(f).read().split("Aggregated stats:", 1)[-1]
+    if "Deferred callchains:" not in text:
+        return {}
+    out = {}
+    for line in text.split("Deferred callchains:", 1)[1].splitlines()[1:]:
+        m = re.match(r"^\s*(\S.*?):\s+(\d+)\s*$", line)
+        if not m:
+            break
+        out[m.group(1)] = int(m.group(2))
+    return out
 runs = {}
 for line in open(resf):
     name, who, cmd, var, wall, rss = line.split()
@@ -62,7 +92,9 @@ def table(head, rows):
     return "\n".join(out)
 
 
-names = [c[0] for c in cells]
+allnames = [c[0] for c in cells]
+offcpu = [n for n in allnames if n.startswith("offcpu")]
+names = [n for n in allnames if n not in offcpu]
 L = ["# Benchmark: deferred user callchains in perf script and perf report", ""]
 L.append("Written by `tests/bench/run.sh` (`make bench`) on %s, %d s in all, on %d CPUs. "
          "Ours: `%s` (--no-merge-callchains: %s); upstream: `%s` (Debian sid's linux-perf, "
@@ -94,7 +126,8 @@ for name, nreps, args in cells:
                  str(e["deferred_records"]), str(s["max_pending_samples"]),
                  str(e["unmatched_samples_taken_AFTER_their_cookies_record"]),
                  str(e["unmatched_samples_whose_cookie_never_appears"]),
-                 "%d / %d" % (s["bytes"] >> 20, (s["floor_bytes"] or 0) >> 20)])
+                 "%d / %s" % (s["bytes"] >> 20, "%d" % (s["floor_bytes"] >> 20)
+                               if s["floor_bytes"] else "none")])
 L.append(table(["file", "runs", "samples", "threads", "schedule", "records 22", "max pending samples",
                 "late samples", "never completed", "MB deferred / floor"], rows))
 L.append("")
@@ -135,6 +168,22 @@ L.append("perf report has no --no-merge-callchains (upstream 7.2 neither); there
          "file is the baseline.")
 L.append("")
 
+L.append("## perf report --stats (seconds)")
+L.append("")
+rows = []
+for n in names:
+    om, of = t(n, "ours", "stats", "merged"), t(n, "ours", "stats", "floor")
+    um, uf = t(n, "up", "stats", "merged"), t(n, "up", "stats", "floor")
+    rows.append([n, om, of, ratio(om, of), um, uf, ratio(um, uf), ratio(om, um),
+                 mb(n, "ours", "stats", "merged"), mb(n, "ours", "stats", "floor")])
+L.append(table(["file", "ours merged", "ours floor", "ours merged / floor", "upstream merged",
+                "upstream floor", "upstream merged / floor", "ours / upstream (merged)",
+                "ours merged MB", "ours floor MB"], rows))
+L.append("")
+L.append("`perf report --stats` merges too (in time order: ordered events), then counts; "
+         "the floor file is the baseline.")
+L.append("")
+
 L.append("## Peak RSS (MB)")
 L.append("")
 rows = []
@@ -148,6 +197,46 @@ L.append(table(["file", "script ours merged", "ours no-merge", "ours floor", "up
                 "upstream no-merge", "upstream floor", "report ours merged", "ours floor",
                 "upstream merged", "upstream floor"], rows))
 L.append("")
+
+if offcpu:
+    L.append("## Off-CPU files (perf script, seconds and peak RSS)")
+    L.append("")
+    L.append("1000 threads each take one kernel-mode sample early (in `__schedule` under "
+             "`read()`) and get their record only at the very end, after the plain "
+             "sample/record pairs of one other thread (`gen_perfdata.py --blocked 1000`). "
+             "\"blocked merged\": of the blocked threads' samples, how many got a user part "
+             "(an untimed `perf script --tid` of those threads after the timed runs; n/a where "
+             "the timed merged run did not finish). Counters: our `perf report --stats` "
+             "(timed too, column \"ours --stats\").")
+    L.append("")
+    rows = []
+    for n in offcpu:
+        om, on = t(n, "ours", "script", "merged"), t(n, "ours", "script", "nomerge")
+        um, un = t(n, "up", "script", "merged"), t(n, "up", "script", "nomerge")
+        a_, b_ = res.get((n, "ours", "script", "merged")), res.get((n, "ours", "script", "nomerge"))
+        d_ = "%+d" % ((a_[1] - b_[1]) / 1024) if a_ and b_ and a_[1] and b_[1] else "n/a"
+        bo, bu = checks.get((n, "ours")), checks.get((n, "up"))
+        rows.append([n, om, on, ratio(om, on), mb(n, "ours", "script", "merged"),
+                     mb(n, "ours", "script", "nomerge"), d_,
+                     "%d / %d" % bo if bo else "n/a", t(n, "ours", "stats", "merged"),
+                     um, un, ratio(um, un), mb(n, "up", "script", "merged"),
+                     "%d / %d" % bu if bu else "n/a", ratio(om, um)])
+    L.append(table(["file", "ours merged", "ours no-merge", "ours merged / no-merge",
+                    "ours merged MB", "ours no-merge MB", "merged - no-merge MB",
+                    "ours blocked merged", "ours --stats", "upstream merged",
+                    "upstream no-merge", "upstream merged / no-merge", "upstream merged MB",
+                    "upstream blocked merged", "ours / upstream (merged)"], rows))
+    L.append("")
+    for n in offcpu:
+        st = deferred_stats(n)
+        if st:
+            L.append("- `%s`, our `perf report --stats`: %s." % (
+                n, ", ".join("%s %d" % kv for kv in st.items())))
+    to = [n for n in offcpu if t(n, "up", "script", "merged") == "timeout"]
+    if to:
+        L.append("- upstream 7.2 on %s: stopped by `timeout` (run.sh --big-timeout / "
+                 "--timeout), not measured." % ", ".join("`%s`" % n for n in to))
+    L.append("")
 
 L.append("## Targets")
 L.append("")
@@ -185,4 +274,39 @@ for n in names:
 if mem:
     L.append("- memory grows with pending samples, not with file length: ours merged minus "
              "no-merge peak RSS (perf script): %s." % ", ".join(mem))
+
+# merge v2's targets
+v2 = []
+for n in offcpu:
+    bo = checks.get((n, "ours"))
+    nb = summ[n].get("scenarios", {}).get("blocked", {}).get("with_record")
+    if bo and nb is not None:
+        v2.append("off-CPU `%s`: blocked samples merged %d/%d (%s)" % (
+            n, bo[0], nb, "met" if bo[0] == nb and bo[1] == nb else "MISSED"))
+    else:
+        v2.append("off-CPU `%s`: blocked samples merged n/a" % n)
+    a_, b_ = res.get((n, "ours", "script", "merged")), res.get((n, "ours", "script", "nomerge"))
+    if a_ and b_ and a_[1] and b_[1]:
+        d = (a_[1] - b_[1]) / 1024
+        v2.append("`%s`: peak RSS merged - no-merge %+d MB <= 24 MB (%s)" % (
+            n, d, "met" if d <= 24 else "MISSED"))
+    r = ratio(t(n, "ours", "script", "merged"), t(n, "ours", "script", "nomerge"))
+    if r != "n/a":
+        v2.append("`%s`: perf script merged / no-merge %s <= 1.15x (%s)" % (
+            n, r, "met" if float(r[:-1]) <= 1.15 else "MISSED"))
+for n in [n for n in names if n == "1M-32kt"]:
+    r = ratio(t(n, "ours", "script", "merged"), t(n, "ours", "script", "floor"))
+    if r != "n/a":
+        v2.append("`%s`: perf script merged / floor %s <= 1.05x (%s)" % (
+            n, r, "met" if float(r[:-1]) <= 1.05 else "MISSED"))
+    r = ratio(t(n, "ours", "stats", "merged"), t(n, "ours", "stats", "floor"))
+    if r != "n/a":
+        v2.append("`%s`: perf report --stats merged / floor %s <= 2x (%s)" % (
+            n, r, "met" if float(r[:-1]) <= 2 else "MISSED"))
+if v2:
+    L.append("")
+    L.append("Merge v2 (off-CPU, exec, tid reuse; ratios from one run):")
+    L.append("")
+    for x in v2:
+        L.append("- " + x + ".")
 print("\n".join(L))

@@ -39,6 +39,36 @@ gets one more kernel-mode sample taken after its own record (same cookie,
 no record follows: the kernel's late-sample window); with --missing a
 fraction of entries never gets its record (task exit, lost buffer).
 
+Scenarios (events on top of the --samples ones, placed at fixed fractions
+of them, drawn from a random generator of their own: without them the file
+is byte-identical to one written before they existed):
+  --blocked N   off-CPU profiling: N more threads (of the first process)
+                each take ONE kernel-mode sample early (spread over the first
+                --blocked-spread of the normal samples; kernel stack
+                __schedule, schedule, ..., n_tty_read, vfs_read, ksys_read,
+                syscall entry) and block; their records come only at the
+                very end, after every other event (and --blocked-delay-ms of
+                stream time), then their EXITs; --blocked-never FRAC of them
+                never get a record (nor an EXIT: the recording ended first)
+  --exec        a process of its own runs --exec-from (st_syscalls), makes
+                --exec-entries syscalls, then execs --binary (mt_syscalls):
+                --exec-samples samples in the exec path, COMM with
+                PERF_RECORD_MISC_COMM_EXEC and MMAP2 of the new program at the
+                same addresses (both are static, linked at 0x400000), then the
+                record of the exec entry with ips in the NEW program
+                (a_outer, thread_a_entry; the old program has main there),
+                then --exec-entries more syscalls
+  --tid-reuse   a thread makes --tid-reuse-entries syscalls and exits; the
+                record of its last one comes after its EXIT (per-CPU style);
+                --tid-reuse-gap-ms later a new thread gets the same tid
+                (FORK, COMM) and makes as many syscalls, records as usual
+  --no-tid N    N kernel-mode deferred samples whose pid/tid are (u32)-1
+                (sample_type has TID), spread over the stream; no record
+The summary's "scenarios" object says what was put in, and its
+"merged_stats" what a merge that never gives a sample up counts (perf
+report --stats labels of merge v2; "merged, out of time order" depends on
+the merge's window and is not in it).
+
 Kernel addresses come from the guest kallsyms of the fixtures
 (sysinfo/kallsyms.txt.xz) when present: use perf's --kallsyms with the
 same file to symbolise them; otherwise they are made up.
@@ -66,6 +96,8 @@ Examples:
       --user-frac 0 --schedule burst          # 32k pending samples
   gen_perfdata.py -o p.data --mode pipe --migrate 0.1 --late 0.01
   gen_perfdata.py -o b.data --bad nr-past-end:3 --bad dup --truncate 0.7
+  gen_perfdata.py -o off.data --samples 1000000 --blocked 1000   # off-CPU
+  gen_perfdata.py -o x.data --exec --tid-reuse --no-tid 20
 """
 import argparse
 import bisect
@@ -81,7 +113,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 FIX = os.path.normpath(os.path.join(HERE, "..", "fixtures", "real-7.2"))
 
 # record types, misc bits
-R_MMAP, R_COMM, R_EXIT, R_SAMPLE, R_MMAP2, R_DEFERRED = 1, 3, 4, 9, 10, 22
+R_MMAP, R_COMM, R_EXIT, R_FORK, R_SAMPLE, R_MMAP2, R_DEFERRED = 1, 3, 4, 7, 9, 10, 22
 R_HEADER_ATTR, R_FINISHED_ROUND, R_HEADER_FEATURE = 64, 68, 80
 MISC_KERNEL, MISC_USER, MISC_COMM_EXEC = 1, 2, 1 << 13
 
@@ -248,6 +280,10 @@ class Gen:
         self.ids = [1000 + c for c in range(a.cpus)]
         self.make_stacks()
         self.make_threads()
+        # the scenarios (--blocked, --exec, --tid-reuse, --no-tid) draw from
+        # their own generator: files without them stay byte-identical
+        self.xrng = random.Random(a.seed * 1000003 + 7)
+        self.make_scenarios()
         self.cookie_ctr = [self.rng.randrange(0x100, 0x10000) | 1 for _ in range(a.cpus)]
         self.seq = 0
         self.ex = dict(samples=0, samples_kernel_mode=0, samples_user_mode=0,
@@ -329,6 +365,289 @@ class Gen:
         self.cookie_ctr[cpu] += 2
         return (c << 32) | (cpu + 1)
 
+    # -- scenarios: off-CPU (--blocked), execve (--exec), tid reuse
+    # (--tid-reuse), samples without a thread id (--no-tid).  Their events
+    # come on top of the --samples normal ones, at fixed fractions of them.
+    def add_ustack(self, chain):
+        """a user stack of our own; returns its index"""
+        u = self.enc.u64s
+        self.ustacks.append(chain)
+        self.upart_floor.append(u([CTX_USER] + chain))
+        self.urec.append(u(chain))
+        return len(self.ustacks) - 1
+
+    def kchain(self, names):
+        """kernel ips in the functions NAMES (those present), leaf first"""
+        ks, x, out = self.ksyms, self.xrng, []
+        for n in names:
+            if ks:
+                if n in ks.addr:
+                    v, s = ks.addr[n]
+                    out.append(v + x.randrange(1, max(2, min(s, 4096))))
+            else:
+                out.append(0xffffffff81000000 + (zlib.crc32(n.encode()) & 0xffffff))
+        return out
+
+    def make_scenarios(self):
+        a, x = self.a, self.xrng
+        self.sc = {}
+        self.next_tid = a.first_pid + a.threads
+        sys_tail = ["x64_sys_call", "do_syscall_64", "entry_SYSCALL_64_after_hwframe"]
+        u = self.enc.u64s
+        if a.blocked:
+            # a read() that blocks: the sched_switch-like sample in __schedule
+            koff = []
+            for mid in (["schedule_timeout", "wait_woken", "n_tty_read", "tty_read"],
+                        ["wait_woken", "n_tty_read", "tty_read"],
+                        ["schedule_timeout", "n_tty_read", "tty_read"],
+                        ["n_tty_read", "tty_read"]):
+                c = self.kchain(["__schedule", "schedule"] + mid
+                                + ["vfs_read", "ksys_read", "__x64_sys_read"] + sys_tail)
+                koff.append((u([CTX_KERNEL] + c), c[0]))
+            pid = self.pids[0]
+            thr = []
+            for i in range(a.blocked):
+                thr.append((pid, self.next_tid, i % a.cpus))
+                self.next_tid += 1
+            never = set(x.sample(range(a.blocked), int(round(a.blocked * a.blocked_never))))
+            self.sc["blocked"] = dict(threads=thr, never=never, koff=koff, entries=[])
+        if a.exec:
+            old = Binary(a.exec_from)
+            nstart = self.bin.map_range()[0]
+            ostart, olen, opgoff = old.map_range()
+            if ostart != nstart:
+                sys.stderr.write("gen_perfdata: --exec-from %s is mapped at %#x, --binary at %#x: "
+                                 "not the same addresses\n" % (a.exec_from, ostart, nstart))
+            if a.dso_path:
+                odso = os.path.join(os.path.dirname(a.dso_path), os.path.basename(a.exec_from))
+            else:
+                odso = os.path.abspath(a.exec_from)
+            names = sorted(n for n, (v, s) in old.funcs.items() if s >= 16)
+            outer = [n for n in ("main", "__libc_start_call_main", "__libc_start_main_impl",
+                                 "_start") if n in old.funcs]
+
+            def oip(name, leaf=False):
+                v, s = old.funcs[name]
+                return v + (x.randrange(0, s) if leaf else x.randrange(1, s))
+            ostacks = []
+            for _ in range(4):
+                depth = x.randrange(1, 5)
+                c = [oip(x.choice(names), True)] + [oip(x.choice(names)) for _ in range(depth - 1)]
+                ostacks.append(self.add_ustack(c + [oip(n) for n in outer]))
+            # the record of the execve entry: ips of the NEW program
+            f = self.bin.funcs
+            want = [n for n in ("a_outer", "thread_a_entry") if n in f]
+            if len(want) < 2:
+                want = sorted(n for n, (v, s) in f.items() if s >= 16)[:2]
+            chain = [f[want[0]][0] + x.randrange(1, f[want[0]][1])] + \
+                [f[n][0] + x.randrange(1, f[n][1]) for n in want[1:]]
+
+            def sym(b, ip):
+                for n, (v, s) in b.funcs.items():
+                    if v <= ip < v + s:
+                        return n
+                return None
+            kex = []
+            for mid in (["begin_new_exec", "load_elf_binary", "bprm_execve"],
+                        ["setup_arg_pages", "load_elf_binary", "bprm_execve"],
+                        ["copy_strings.isra.0"]):
+                c = self.kchain(mid + ["do_execveat_common.isra.0", "__x64_sys_execve"] + sys_tail)
+                kex.append((u([CTX_KERNEL] + c), c[0]))
+            pid = self.next_tid
+            self.next_tid += 1
+            ostart_, olen_, opgoff_ = old.map_range()
+            self.sc["exec"] = dict(
+                pid=pid, cpu=pid % a.cpus, old_map=(ostart_, olen_, opgoff_), old_dso=odso,
+                old_comm=os.path.basename(a.exec_from)[:15], new_comm=self.comm,
+                old_stacks=ostacks, exec_stack=self.add_ustack(chain), kexec=kex,
+                exec_ips=chain, new_symbols=want, old_symbols=[sym(old, ip) for ip in chain])
+        if a.tid_reuse:
+            tid = self.next_tid
+            self.next_tid += 1
+            self.sc["tid_reuse"] = dict(pid=self.pids[0], tid=tid, cpu=tid % a.cpus)
+        if a.no_tid:
+            self.sc["no_tid"] = dict(n=a.no_tid)
+
+    def sc_entry(self, pid, tid, cpu, ustack, has_record=True):
+        e = Entry()
+        e.pid, e.tid, e.cpu, e.ustack = pid, tid, cpu, ustack
+        e.user_mode, e.has_record, e.kstacks = False, has_record, []
+        e.cookie = self.new_cookie(cpu)
+        return e
+
+    def sc_sample(self, e, kpart=None, kip=None):
+        """one kernel-mode deferred sample of entry E (a random ordinary
+        kernel stack unless KPART/KIP); returns its event"""
+        if kpart is None:
+            k = self.xrng.randrange(len(self.kstacks))
+            kpart, kip = self.kpart[k], self.kstacks[k][0]
+        tm = self.tick()
+        d, f = self.r_sample(e, tm, e.cpu, kpart, False, kip)
+        ex = self.ex
+        ex["samples"] += 1
+        ex["samples_with_USER_DEFERRED"] += 1
+        ex["samples_kernel_mode"] += 1
+        e.kstacks.append(0)
+        if e.has_record:
+            ex["samples_matched"] += 1
+            if len(e.kstacks) == 1:
+                self.pending[0] += 1
+            self.pending[1] += 1
+            info = self.info
+            info["max_pending_entries"] = max(info["max_pending_entries"], self.pending[0])
+            info["max_pending_samples"] = max(info["max_pending_samples"], self.pending[1])
+        else:
+            ex["samples_unmatched"] += 1
+            ex["unmatched_samples_whose_cookie_never_appears"] += 1
+        return (tm, e.cpu, "sample", (d, f, e if e.has_record else None))
+
+    def sc_record(self, e):
+        tm = self.tick()
+        self.ex["deferred_records"] += 1
+        self.ex["deferred_records_used"] += 1
+        self.pending[0] -= 1
+        self.pending[1] -= len(e.kstacks)
+        return (tm, e.cpu, "record", (self.r_deferred(e, tm, e.cpu), e))
+
+    def sc_raw(self, cpu, make):
+        tm = self.tick()
+        return (tm, cpu, "raw", make(tm))
+
+    def sc_plain(self, pid, tid, cpu, ustack, n):
+        """an ordinary syscall entry: N samples, then its record"""
+        e = self.sc_entry(pid, tid, cpu, ustack)
+        for _ in range(n):
+            yield self.sc_sample(e)
+        yield self.sc_record(e)
+
+    def sc_start(self):
+        """side-band at the start of the recording"""
+        a, sc = self.a, self.sc
+        if "exec" in sc:
+            x = sc["exec"]
+            p, c = x["pid"], x["cpu"]
+            s, ln, pg = x["old_map"]
+            yield self.sc_raw(c, lambda tm: self.r_comm(p, p, x["old_comm"], tm, c, True))
+            yield self.sc_raw(c, lambda tm: self.r_mmap2(p, p, s, ln, pg, x["old_dso"], tm, c,
+                                                         MISC_USER, 5, 4343))
+        if "tid_reuse" in sc:
+            r = sc["tid_reuse"]
+            yield self.sc_raw(r["cpu"], lambda tm: self.r_comm(r["pid"], r["tid"], self.comm,
+                                                               tm, r["cpu"]))
+        if "blocked" in sc:
+            for pid, tid, cpu in sc["blocked"]["threads"]:
+                yield self.sc_raw(cpu, lambda tm: self.r_comm(pid, tid, self.comm, tm, cpu))
+
+    def sc_schedule(self):
+        """[(normal samples written before it, order, generator function)]"""
+        a, sc, out = self.a, self.sc, []
+        if "blocked" in sc:
+            b = sc["blocked"]
+            n = len(b["threads"])
+            for i, (pid, tid, cpu) in enumerate(b["threads"]):
+                def one(i=i, pid=pid, tid=tid, cpu=cpu):
+                    e = self.sc_entry(pid, tid, cpu, self.xrng.randrange(a.stacks),
+                                      i not in b["never"])
+                    kp, kip = b["koff"][i % len(b["koff"])]
+                    yield self.sc_sample(e, kp, kip)
+                    b["entries"].append(e)
+                out.append((int(a.samples * a.blocked_spread * i / n), 0, one))
+        if "no_tid" in sc:
+            n = sc["no_tid"]["n"]
+            for i in range(n):
+                def one(i=i):
+                    e = self.sc_entry(-1, -1, i % a.cpus, 0, False)
+                    yield self.sc_sample(e)
+                out.append((a.samples * (i + 1) // (n + 1), 1, one))
+        if "exec" in sc:
+            x = sc["exec"]
+
+            def run():
+                p, c, xr = x["pid"], x["cpu"], self.xrng
+                for _ in range(a.exec_entries):   # the old program's syscalls
+                    yield from self.sc_plain(p, p, c, xr.choice(x["old_stacks"]), a.per_entry)
+                # execve: samples in the exec path, then the new comm and
+                # text mapping, then the record with the new program's ips
+                e = self.sc_entry(p, p, c, x["exec_stack"])
+                for i in range(a.exec_samples):
+                    kp, kip = x["kexec"][i % len(x["kexec"])]
+                    yield self.sc_sample(e, kp, kip)
+                s, ln, pg = self.bin.map_range()
+                yield self.sc_raw(c, lambda tm: self.r_comm(p, p, x["new_comm"], tm, c, True))
+                yield self.sc_raw(c, lambda tm: self.r_mmap2(p, p, s, ln, pg, self.dso, tm, c,
+                                                             MISC_USER, 5, 4242))
+                yield self.sc_record(e)
+                for _ in range(a.exec_entries):   # the new program's
+                    yield from self.sc_plain(p, p, c, xr.randrange(a.stacks), a.per_entry)
+            out.append((int(a.samples * a.exec_at), 2, run))
+        if "tid_reuse" in sc:
+            r = sc["tid_reuse"]
+
+            def run():
+                p, t, c, xr = r["pid"], r["tid"], r["cpu"], self.xrng
+                for _ in range(a.tid_reuse_entries - 1):
+                    yield from self.sc_plain(p, t, c, xr.randrange(a.stacks), a.per_entry)
+                # the last entry: the task exits, its record comes after the
+                # EXIT (per-CPU buffers)
+                e = self.sc_entry(p, t, c, xr.randrange(a.stacks))
+                for _ in range(a.per_entry):
+                    yield self.sc_sample(e)
+                yield self.sc_raw(c, lambda tm: self.r_exit(p, t, tm, c))
+                yield self.sc_record(e)
+                # seconds later a new thread gets the same tid
+                self.t[0] += int(a.tid_reuse_gap_ms * 1e6)
+                yield self.sc_raw(c, lambda tm: self.r_fork(p, t, tm, c))
+                yield self.sc_raw(c, lambda tm: self.r_comm(p, t, self.comm, tm, c))
+                for _ in range(a.tid_reuse_entries):
+                    yield from self.sc_plain(p, t, c, xr.randrange(a.stacks), a.per_entry)
+            out.append((int(a.samples * a.tid_reuse_at), 3, run))
+        out.sort(key=lambda z: (z[0], z[1]))
+        return out
+
+    def sc_end(self):
+        """after the other threads' EXITs: the exec'd and reused tids exit,
+        the blocked threads wake up (their records, then their EXITs)"""
+        a, sc = self.a, self.sc
+        if "exec" in sc:
+            p, c = sc["exec"]["pid"], sc["exec"]["cpu"]
+            yield self.sc_raw(c, lambda tm: self.r_exit(p, p, tm, c))
+        if "tid_reuse" in sc:
+            r = sc["tid_reuse"]
+            yield self.sc_raw(r["cpu"], lambda tm: self.r_exit(r["pid"], r["tid"], tm, r["cpu"]))
+        if "blocked" in sc:
+            self.t[0] += int(a.blocked_delay_ms * 1e6)
+            woke = [e for e in sc["blocked"]["entries"] if e.has_record]
+            for e in woke:
+                yield self.sc_record(e)
+            for e in woke:
+                yield self.sc_raw(e.cpu, lambda tm, e=e: self.r_exit(e.pid, e.tid, tm, e.cpu))
+
+    def sc_summary(self):
+        a, sc, out = self.a, self.sc, {}
+        if "blocked" in sc:
+            b = sc["blocked"]
+            out["blocked"] = dict(threads=len(b["threads"]), samples=len(b["entries"]),
+                                  with_record=sum(1 for e in b["entries"] if e.has_record),
+                                  never=len(b["never"]), delay_ms=a.blocked_delay_ms,
+                                  first_tid=b["threads"][0][1], last_tid=b["threads"][-1][1],
+                                  kernel_leaf="__schedule")
+        if "exec" in sc:
+            x = sc["exec"]
+            out["exec"] = dict(pid=x["pid"], old_comm=x["old_comm"], new_comm=x["new_comm"],
+                               old_binary=os.path.abspath(a.exec_from), samples_in_exec=a.exec_samples,
+                               samples_before=a.exec_entries * a.per_entry,
+                               samples_after=a.exec_entries * a.per_entry,
+                               exec_ips=[hex(i) for i in x["exec_ips"]],
+                               new_symbols=x["new_symbols"], old_symbols=x["old_symbols"])
+        if "tid_reuse" in sc:
+            r = sc["tid_reuse"]
+            n = a.tid_reuse_entries * a.per_entry
+            out["tid_reuse"] = dict(pid=r["pid"], tid=r["tid"], samples_first=n, samples_second=n,
+                                    gap_ms=a.tid_reuse_gap_ms)
+        if "no_tid" in sc:
+            out["no_tid"] = dict(samples=sc["no_tid"]["n"])
+        return out
+
     # -- records (return bytes for the deferred file and the floor file)
     def sid(self, pid, tid, time, cpu):
         if self.a.no_sample_id_all:
@@ -354,6 +673,10 @@ class Gen:
 
     def r_exit(self, pid, tid, time, cpu):
         return self.hdr(R_EXIT, 0, self.enc.pack("iiiiQ", pid, pid, tid, pid, time)
+                        + self.sid(pid, tid, time, cpu))
+
+    def r_fork(self, pid, tid, time, cpu):
+        return self.hdr(R_FORK, 0, self.enc.pack("iiiiQ", pid, pid, tid, pid, time)
                         + self.sid(pid, tid, time, cpu))
 
     def r_sample(self, e, time, cpu, kpart, user_mode, kernel_ip):
@@ -429,6 +752,7 @@ class Gen:
         def tick():
             t[0] += rng.randrange(200, 2000)
             return t[0]
+        self.t, self.tick = t, tick
 
         ks = self.ksyms
         if ks:
@@ -450,6 +774,12 @@ class Gen:
             if tid != pid:
                 tm = tick()
                 yield (tm, cpu, "raw", self.r_comm(pid, tid, self.comm, tm, cpu))
+        yield from self.sc_start()
+        sched = self.sc_schedule()
+
+        def due(done):
+            while sched and sched[0][0] <= done:
+                yield from sched.pop(0)[2]()
 
         # bad-input positions: emitted-sample thresholds
         bad = []
@@ -461,6 +791,7 @@ class Gen:
         bad.sort(key=lambda x: x[0])
         ex, info = self.ex, self.info
         pending = [0, 0]  # entries, samples waiting for a record
+        self.pending = pending
 
         def plan(ti, budget):
             pid, tid, cpu = self.threads[ti]
@@ -575,6 +906,7 @@ class Gen:
                 for ti in range(nthr):
                     if budget <= 0:
                         break
+                    yield from due(a.samples - budget)
                     e, n, late = plan(ti, budget)
                     budget -= n + late
                     yield from samples_of(e)
@@ -585,6 +917,7 @@ class Gen:
                 for ti in range(nthr):
                     if budget <= 0:
                         break
+                    yield from due(a.samples - budget)
                     e, n, late = plan(ti, budget)
                     budget -= n + late
                     wave.append((e, late))
@@ -592,9 +925,11 @@ class Gen:
                 for e, late in wave:
                     yield from record_of(e, late)
                 yield from standalone()
+        yield from due(float("inf"))
         for pid, tid, cpu in self.threads:
             tm = tick()
             yield (tm, cpu, "raw", self.r_exit(pid, tid, tm, cpu))
+        yield from self.sc_end()
 
     # -- writing
     def write(self):
@@ -769,7 +1104,47 @@ def main():
                     help="file mode header after --truncate: keep it (data size and features "
                     "past EOF), fit the data size to the cut, or zero it like a killed perf "
                     "record (default keep)")
+    sc = ap.add_argument_group("scenarios (events on top of the --samples ones; see the docstring)")
+    sc.add_argument("--blocked", type=int, default=0, metavar="N",
+                    help="off-CPU: N more threads take one kernel-mode sample each early "
+                    "(in __schedule under read()) and get their records only at the very end")
+    sc.add_argument("--blocked-never", type=float, default=0.0, metavar="FRAC",
+                    help="fraction of the --blocked threads that never get a record")
+    sc.add_argument("--blocked-spread", type=float, default=0.1, metavar="FRAC",
+                    help="the blocked samples are spread over this first fraction of the "
+                    "normal samples (default 0.1)")
+    sc.add_argument("--blocked-delay-ms", type=float, default=0.0, metavar="MS",
+                    help="stream time between the last other event and the blocked "
+                    "threads' records (default 0)")
+    sc.add_argument("--exec", action="store_true",
+                    help="a process of its own (the --exec-from program) execs the --binary "
+                    "one: samples in the exec path, COMM|EXEC and MMAP2 of the new program at "
+                    "the same addresses, then their record with the new program's ips")
+    sc.add_argument("--exec-from", default=os.path.join(FIX, "bin", "st_syscalls"),
+                    metavar="PATH", help="the program before the exec (default st_syscalls)")
+    sc.add_argument("--exec-at", type=float, default=0.5, metavar="FRAC",
+                    help="where in the normal samples the exec happens (default 0.5)")
+    sc.add_argument("--exec-samples", type=int, default=3, metavar="N",
+                    help="samples taken inside execve (default 3)")
+    sc.add_argument("--exec-entries", type=int, default=2, metavar="N",
+                    help="ordinary syscalls before and after the exec (default 2 each)")
+    sc.add_argument("--tid-reuse", action="store_true",
+                    help="a thread exits (its last record after its EXIT), and --tid-reuse-gap-ms "
+                    "later a new thread gets the same tid (FORK, COMM) and takes samples")
+    sc.add_argument("--tid-reuse-at", type=float, default=0.3, metavar="FRAC",
+                    help="where in the normal samples the first thread starts (default 0.3)")
+    sc.add_argument("--tid-reuse-entries", type=int, default=3, metavar="N",
+                    help="syscalls of each of the two threads (default 3)")
+    sc.add_argument("--tid-reuse-gap-ms", type=float, default=2000.0, metavar="MS",
+                    help="stream time between the EXIT and the FORK (default 2000)")
+    sc.add_argument("--no-tid", type=int, default=0, metavar="N",
+                    help="N kernel-mode deferred samples with pid/tid (u32)-1, spread over the "
+                    "stream, never completed")
     a = ap.parse_args()
+    if a.blocked < 0 or a.no_tid < 0 or not 0 <= a.blocked_never <= 1 \
+            or not 0 <= a.blocked_spread <= 1 or a.exec_samples < 1 or a.exec_entries < 0 \
+            or a.tid_reuse_entries < 1:
+        ap.error("bad scenario sizes")
     for spec in a.bad:
         if spec.partition(":")[0] not in BAD_KINDS:
             ap.error("unknown --bad kind %r" % spec)
@@ -795,6 +1170,20 @@ def main():
         out["truncated"] = truncate(a.output, data_off, a.truncate, a.endian, a.mode == "pipe",
                                     a.truncate_header)
     out["stats_checkable"] = checkable
+    scen = g.sc_summary()
+    if scen:
+        out["scenarios"] = scen
+        ex = g.ex
+        # what a merge that never gives a sample up reports (perf report
+        # --stats, v2 labels); "out of time order" depends on its window
+        out["scenarios"]["merged_stats"] = {
+            "deferred samples": ex["samples_with_USER_DEFERRED"],
+            "merged": ex["samples_matched"],
+            "merged, after their record": ex["unmatched_samples_taken_AFTER_their_cookies_record"],
+            "without user callchain": ex["unmatched_samples_whose_cookie_never_appears"],
+            "of which without thread id": a.no_tid,
+            "records used by no sample": ex["deferred_records_orphan"],
+        }
     if a.no_sample_id_all:
         # records carry no tid and no time: a parser matching on (tid, cookie)
         # after the sample in time (deferred_stats.py) can match nothing.
