@@ -11,14 +11,14 @@
 # defer-window-ms set far out of the way):
 #   - every blocked sample with a record is merged (upstream 7.2 merges
 #     them too: same frames, sample by sample) and printed at its record,
-#     after all the other samples (which were not held behind it): "merged,
+#     after all the other samples (which were not held behind it): "delivered
 #     out of time order" = their number; the others without user part, no
 #     cookie printed;
 #   - all other samples in time order, merged; samples out = samples in;
 #   - the --stats counters are the independent count (deferred_stats.py,
 #     through the generator's summary).
 # The merge of today's series holds every event behind the first blocked
-# sample (up to 512k events) and has no "merged, out of time order"
+# sample (up to 512k events) and has no "delivered out of time order"
 # counter.
 . "$(dirname "$0")/../lib.sh"
 

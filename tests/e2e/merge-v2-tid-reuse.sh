@@ -9,7 +9,7 @@
 # pairs.  Expected: every sample of both threads merged (upstream perf
 # 7.2's frames, sample by sample; where upstream names the first thread
 # ":TID" because it resolved the sample after the EXIT, ours names it),
-# in time order ("merged, out of time order" = 0), samples out = samples
+# in time order ("delivered out of time order" = 0), samples out = samples
 # in, and the --stats counters of the independent count (deferred_stats.py).
 # Today's series keeps the exited thread in its hash and drops the new
 # thread's samples unmatched.

@@ -66,7 +66,7 @@ is byte-identical to one written before they existed):
                 (sample_type has TID), spread over the stream; no record
 The summary's "scenarios" object says what was put in, and its
 "merged_stats" what a merge that never gives a sample up counts (perf
-report --stats labels of merge v2; "merged, out of time order" depends on
+report --stats labels of merge v2; "delivered out of time order" depends on
 the merge's window and is not in it).
 
 Kernel addresses come from the guest kallsyms of the fixtures
