@@ -3,8 +3,9 @@
 #
 # libelf, libdw, libtraceevent, zlib, libunwind and libpython (Debian's
 # /usr/bin/python3, never a pyenv or virtualenv one: PATH is reset below)
-# must be on, or the build fails; Perl, BPF, LLVM, capstone and JVMTI are
-# off.  The prefix is /usr/local: perf looks for its scripts (perf script
+# must be on, or the build fails (libpython not if ARGS has NO_LIBPYTHON=1,
+# as the AFL build does); Perl, BPF, LLVM, capstone and JVMTI are off.
+# The prefix is /usr/local: perf looks for its scripts (perf script
 # report) and tips.txt under the prefix it was built with, so 'make install'
 # installs build/perf/perf as it is, and builds another perf for another
 # PREFIX (scripts/install.sh).  EXTRA make arguments may be passed on the
@@ -88,8 +89,8 @@ fi
 # perf's make rebuilds what its flags changed only in part (objects with
 # rules of their own keep their old flags: turning libpython on, which
 # adds -fPIC, then fails to link the Python extension), so a build with
-# another configuration starts from an empty $O (ccache makes it cheap)
-cfg=$(config_hash "$@")
+# other make flags starts from an empty $O (ccache makes it cheap)
+cfg=$(printf '%s\n' "${flags[@]}" "$@" | sha1sum | cut -c1-40)
 if [ -e "$O" ] && [ "$(cat "$O/.build-config" 2>/dev/null)" != "$cfg" ] &&
    [ -n "$(ls -A "$O")" ]; then
 	echo "build.sh: new build configuration: emptying ${O#$top/}"
@@ -106,8 +107,11 @@ make -s -C "$src/tools/perf" O="$O" JOBS="${JOBS:-$(nproc)}" "${flags[@]}" \
 	exit 1
 }
 opts=$("$O/perf" version --build-options)
-# perf 6.12 reports libdw as "dwarf"
-for lib in libelf dwarf libtraceevent zlib libunwind libpython; do
+# perf 6.12 reports libdw as "dwarf"; NO_LIBPYTHON=1 in ARGS (the AFL
+# build of scripts/fuzz.sh) turns Python off
+libs="libelf dwarf libtraceevent zlib libunwind libpython"
+case " $* " in *" NO_LIBPYTHON=1 "*) libs=${libs% libpython} ;; esac
+for lib in $libs; do
 	if ! echo "$opts" | grep -Eq "^ +$lib: \[ on  \]"; then
 		echo "$opts" >&2
 		echo "build.sh: $lib is not on in $O/perf" >&2
