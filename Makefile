@@ -4,13 +4,15 @@
 #   make demo          the patched perf on a bundled real recording
 #   make check         every test (tests/run.sh), after building
 #   make check-series  checkpatch, a build and a behaviour check of every prefix
+#   make install       install perf, its scripts and man pages (PREFIX, DESTDIR)
 #   make export        write build/src's commits back into patches/
 #   make apply         re-apply patches/series onto the base in build/src
 #   make clean         remove build outputs (keeps build/src)
 #
 # Every target runs small scripts in scripts/ that do nothing when there is
 # nothing to do, so the targets are phony and 'make' twice is quick.
-.PHONY: all fetch apply build export demo check check-series realkernel bench clean distclean check-asan
+PREFIX ?= /usr/local
+.PHONY: all fetch apply build install export demo check check-series realkernel bench clean distclean check-asan
 
 all: build
 
@@ -27,6 +29,11 @@ apply:
 build:
 	scripts/apply.sh --if-needed
 	scripts/build.sh --if-changed
+
+# perf, its scripts, tips.txt and man pages under $(PREFIX) (and $(DESTDIR)),
+# with perf's own install targets (scripts/install.sh)
+install:
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" scripts/install.sh
 
 # write build/src's commits base..HEAD back into patches/
 export:

@@ -1,9 +1,15 @@
 #!/bin/bash
 # build.sh - build perf from build/src out of tree into build/perf (or $O).
 #
-# Python, Perl, BPF, LLVM, capstone and JVMTI are off; libelf, libdw,
-# libtraceevent, zlib and libunwind must be on, or the build fails.
-# EXTRA make arguments may be passed on the command line (e.g. DEBUG=1).
+# libelf, libdw, libtraceevent, zlib, libunwind and libpython (Debian's
+# /usr/bin/python3, never a pyenv or virtualenv one: PATH is reset below)
+# must be on, or the build fails (libpython not if ARGS has NO_LIBPYTHON=1,
+# as the AFL build does); Perl, BPF, LLVM, capstone and JVMTI are off.
+# The prefix is /usr/local: perf looks for its scripts (perf script
+# report) and tips.txt under the prefix it was built with, so 'make install'
+# installs build/perf/perf as it is, and builds another perf for another
+# PREFIX (scripts/install.sh).  EXTRA make arguments may be passed on the
+# command line (e.g. DEBUG=1, or prefix=DIR: the last one counts).
 #
 #   scripts/build.sh [ARGS]               always run perf's make
 #   scripts/build.sh --if-changed [ARGS]  skip it when $O/perf was built
@@ -11,6 +17,10 @@
 #                                         the same script and ARGS ('make')
 #   scripts/build.sh --config-hash [ARGS] print the hash of the script and
 #                                         ARGS (check-series' cache key)
+#   scripts/build.sh --install [ARGS]     run perf's install targets
+#                                         (install-bin install-man) with
+#                                         the same flags ('make install',
+#                                         scripts/install.sh)
 #
 # ccache is used when installed (PERF_DEFER_CCACHE=0: never), with its cache
 # in $PERF_DEFER_CACHE/ccache unless CCACHE_DIR says otherwise: rebuilding
@@ -28,7 +38,13 @@ src=${SRC:-$top/build/src}
 O=${O:-$top/build/perf}
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 mode=
-case "${1:-}" in --if-changed|--config-hash) mode=$1; shift ;; esac
+case "${1:-}" in --if-changed|--config-hash|--install) mode=$1; shift ;; esac
+# perf's make flags: what every build of perf here uses
+flags=(NO_LIBPERL=1 NO_LIBBPF=1 BUILD_BPF_SKEL=0 NO_CAPSTONE=1
+	NO_LIBLLVM=1 NO_JVMTI=1 NO_LIBDEBUGINFOD=1 NO_BIONIC=1
+	NO_PERF_READ_VDSO32=1 NO_PERF_READ_VDSOX32=1 WERROR=1
+	PYTHON=/usr/bin/python3 PYTHON_CONFIG=/usr/bin/python3-config
+	prefix=/usr/local)
 
 config_hash() {
 	{ cat "$top/scripts/build.sh"; printf '%s\n' "$@"; } | sha1sum | cut -c1-40
@@ -48,6 +64,13 @@ if [ "$mode" = --config-hash ]; then
 	exit 0
 fi
 
+if [ "$mode" = --install ]; then
+	# after a build with the same ARGS (less DESTDIR): only copies files
+	# and renders the man pages (asciidoc, xmlto)
+	exec make -s -C "$src/tools/perf" O="$O" JOBS="${JOBS:-$(nproc)}" \
+		"${flags[@]}" "$@" install-bin install-man
+fi
+
 key="$(worktree_tree) $(config_hash "$@")"
 if [ "$mode" = --if-changed ] && [ -x "$O/perf" ] &&
    [ "$(cat "$O/.build-state" 2>/dev/null)" = "$key" ]; then
@@ -63,21 +86,32 @@ if [ "${PERF_DEFER_CCACHE:-1}" != 0 ] && [ -x /usr/lib/ccache/gcc ]; then
 	PATH=/usr/lib/ccache:$PATH
 fi
 
+# perf's make rebuilds what its flags changed only in part (objects with
+# rules of their own keep their old flags: turning libpython on, which
+# adds -fPIC, then fails to link the Python extension), so a build with
+# other make flags starts from an empty $O (ccache makes it cheap)
+cfg=$(printf '%s\n' "${flags[@]}" "$@" | sha1sum | cut -c1-40)
+if [ -e "$O" ] && [ "$(cat "$O/.build-config" 2>/dev/null)" != "$cfg" ] &&
+   [ -n "$(ls -A "$O")" ]; then
+	echo "build.sh: new build configuration: emptying ${O#$top/}"
+	find "$O" -mindepth 1 -delete
+fi
 mkdir -p "$O"
+echo "$cfg" > "$O/.build-config"
 rm -f "$O/.build-state"
 echo "build.sh: building ${O#$top/}/perf from ${src#$top/} (log: ${O#$top/}/build.log)"
-make -s -C "$src/tools/perf" O="$O" JOBS="${JOBS:-$(nproc)}" \
-	NO_LIBPYTHON=1 NO_LIBPERL=1 NO_LIBBPF=1 BUILD_BPF_SKEL=0 NO_CAPSTONE=1 \
-	NO_LIBLLVM=1 NO_JVMTI=1 NO_LIBDEBUGINFOD=1 NO_BIONIC=1 \
-	NO_PERF_READ_VDSO32=1 NO_PERF_READ_VDSOX32=1 WERROR=1 \
+make -s -C "$src/tools/perf" O="$O" JOBS="${JOBS:-$(nproc)}" "${flags[@]}" \
 	${FEATURES_DUMP:+FEATURES_DUMP="$FEATURES_DUMP"} "$@" >"$O/build.log" 2>&1 || {
 	tail -40 "$O/build.log" >&2
 	echo "build.sh: perf build failed (log: $O/build.log)" >&2
 	exit 1
 }
 opts=$("$O/perf" version --build-options)
-# perf 6.12 reports libdw as "dwarf"
-for lib in libelf dwarf libtraceevent zlib libunwind; do
+# perf 6.12 reports libdw as "dwarf"; NO_LIBPYTHON=1 in ARGS (the AFL
+# build of scripts/fuzz.sh) turns Python off
+libs="libelf dwarf libtraceevent zlib libunwind libpython"
+case " $* " in *" NO_LIBPYTHON=1 "*) libs=${libs% libpython} ;; esac
+for lib in $libs; do
 	if ! echo "$opts" | grep -Eq "^ +$lib: \[ on  \]"; then
 		echo "$opts" >&2
 		echo "build.sh: $lib is not on in $O/perf" >&2

@@ -6,7 +6,8 @@
 # that reruns and CI on the same machine do not download it again.  The exact
 # package version is pinned in BASE-VERSION; if the mirror no longer has it,
 # the newest 6.12 is taken and a warning says so.
-# Also installs the build dependencies when they are missing.
+# Also installs the build dependencies when they are missing (for
+# 'make install' too: asciidoc and xmlto render the man pages).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cache=${PERF_DEFER_CACHE:-/var/cache/perf-defer}
@@ -17,7 +18,8 @@ export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 deps="gcc g++ make flex bison pkg-config python3 python3-dev perl git xz-utils
 libelf-dev libdw-dev libtraceevent-dev libunwind-dev zlib1g-dev liblzma-dev
 libzstd-dev libslang2-dev libnuma-dev libssl-dev libcap-dev libbabeltrace-dev
-libpfm4-dev systemtap-sdt-dev ccache"
+libpfm4-dev systemtap-sdt-dev ccache python3-setuptools asciidoc-base xmlto
+man-db"
 missing=""
 for p in $deps; do
 	dpkg -s "$p" >/dev/null 2>&1 || missing="$missing $p"

@@ -65,9 +65,11 @@ afl-fuzz -h 2>&1 | grep -q 'Python.*module support' ||
 	unavailable "this afl-fuzz has no Python custom mutator support"
 
 if [ -n "$build" ]; then
-	# ASan + UBSan (AFL_USE_UBSAN: undefined behaviour traps, SIGILL)
+	# ASan + UBSan (AFL_USE_UBSAN: undefined behaviour traps, SIGILL);
+	# without Python: the target is the perf.data reader, and perf's
+	# Python extension is not built for afl-clang-fast's instrumentation
 	AFL_USE_ASAN=1 AFL_USE_UBSAN=1 AFL_QUIET=1 O=$O "$top/scripts/build.sh" --if-changed \
-		CC=afl-clang-fast CXX=afl-clang-fast++ || exit 1
+		CC=afl-clang-fast CXX=afl-clang-fast++ NO_LIBPYTHON=1 || exit 1
 fi
 [ -x "$PERF_AFL" ] || { echo "fuzz.sh: no $PERF_AFL" >&2; exit 1; }
 

@@ -27,12 +27,13 @@
 #    per sample, its first frame's address, or its kernel ip with
 #    --user-callchains); --call-trace (one header line per sample:
 #    without instruction trace data it prints no callchain).
-# 3. Scripting engines: our perf is built without libpython and libperl
-#    (NO_LIBPYTHON=1 NO_LIBPERL=1; `perf version --build-options` says
-#    OFF), so no script sees merged chains: `perf script -s x.py`,
-#    `-s x.pl` and `-g python` must say scripting is not supported and
-#    exit with an error, not crash.  A perf built with an engine is not
-#    covered here (the test says so and goes on).
+# 3. Scripting engines: our perf is built with libpython (Python scripts
+#    see merged chains: tests/e2e/script-python.sh) and without libperl
+#    (NO_LIBPERL=1; `perf version --build-options` says OFF): `perf script
+#    -s x.pl` must say Perl scripting is not supported and exit with an
+#    error, not crash; so must `-s x.py` and `-g python` in a perf built
+#    without libpython.  An engine that is built in is not covered here
+#    (the test says so and goes on).
 #
 # The test can fail: on --no-merge-callchains output of st_defer, both
 # checks of 1. fail (checked at the end); perf without the series cannot
@@ -143,14 +144,20 @@ print(json.load(open(sys.argv[1]))["unmatched_samples_taken_AFTER_their_cookies_
 done
 [ "$n" -gt 0 ] || fail "no *_defer recordings in $FIX/data"
 
-# 3. scripting engines: built without them, an error message, no crash
-if "$PERF" version --build-options | grep -Eq 'lib(python|perl): +\[ on'; then
-	echo "note: this perf has a scripting engine: perf script -s is not covered"
-else
-	echo 'print("x")' > "$TMPD/x.py"
-	echo 'print "x";' > "$TMPD/x.pl"
-	data=$FIX/data/st_defer.data
-	for args in "-s $TMPD/x.py" "-s $TMPD/x.pl" "-g python"; do
+# 3. scripting engines built without: an error message, no crash
+echo 'print("x")' > "$TMPD/x.py"
+echo 'print "x";' > "$TMPD/x.pl"
+data=$FIX/data/st_defer.data
+for engine in python perl; do
+	if "$PERF" version --build-options | grep -Eq "lib$engine: +\[ on"; then
+		echo "note: this perf has $engine scripting: not covered here"
+		continue
+	fi
+	case $engine in
+	python) set -- "-s $TMPD/x.py" "-g python" ;;
+	perl) set -- "-s $TMPD/x.pl" ;;
+	esac
+	for args in "$@"; do
 		rc=0
 		# shellcheck disable=SC2086 # $args is a list of options
 		"$PERF" script $args -i "$data" > "$TMPD/scripting" 2>&1 || rc=$?
@@ -163,7 +170,7 @@ else
 			echo "ok   perf script $args: $(head -1 "$TMPD/scripting") (exit $rc)"
 		fi
 	done
-fi
+done
 
 # the check fails on output that is not merged
 name=st_defer
