@@ -21,6 +21,12 @@
 #     too, and no cookie is anywhere in a chain;
 #   - our perf script on the output prints the same text as on the input.
 # Also with -B, which keeps the mappings the merged chains hit.
+# Two things differ by design and are left out of the comparisons: the
+# samples taken in execve (merged, they are resolved in the new program
+# when their record comes; a file has them at their own time, before the
+# new program's MMAPs, so any reader resolves them in the old one: see
+# docs/design.md, known limitations), and the order of the samples merged
+# after their reorder window (the output has them at their own time).
 . "$(dirname "$0")/../lib.sh"
 
 SYM=$(symroot)
@@ -42,6 +48,23 @@ counts() {
 	     END { print "CALLCHAIN_DEFERRED", d + 0 }'
 }
 
+# noexec FILE: the perf script text of FILE without the samples of the
+# kernel entries that exec'd ($in.exec: "TID TIME" from exec_samples.py)
+noexec() {
+	awk 'FNR == NR { skip[$1 " " $2] = 1; next }
+	     BEGIN { ORS = "\n\n" }
+	     { split($0, l, "\n"); n = split(l[1], h, " ")
+	       for (i = 2; i < n; i++) if (h[i + 1] ~ /^[0-9]+\.[0-9]+:$/) break
+	       t = i; if (h[t] ~ /^\[/) t--	# the tid, before a [cpu]
+	       k = h[t] " " substr(h[i + 1], 1, length(h[i + 1]) - 1)
+	       if (!(k in skip)) print }' "$in.exec" RS= "$1"
+}
+
+# sorted FILE: one line per sample, sorted
+sorted() {
+	awk 'BEGIN { RS = "" } { gsub(/\n/, " | "); print }' "$1" | sort
+}
+
 # check NAME WHAT OUT
 check() {
 	local name=$1 what=$2 out=$3 in=$TMPD/$1.in n
@@ -59,7 +82,9 @@ check() {
 	# 6.12 also without deferral)
 	"$BASE_PERF" script $SYM -i "$out" 2> "$out.base.err" | sed 's/:HG: *$/:/' > "$out.base" ||
 		fail "$name, $what: perf 6.12 cannot read the output: $(tail -3 "$out.base.err")"
-	python3 "$TOP/tests/tools/frames.py" "$in.merged" "$out.base" > "$out.cmp" || {
+	noexec "$in.merged" > "$in.noexec"
+	noexec "$out.base" > "$out.base.noexec"
+	python3 "$TOP/tests/tools/frames.py" --by-key "$in.noexec" "$out.base.noexec" > "$out.cmp" || {
 		cat "$out.cmp"
 		fail "$name, $what: perf 6.12 on the output differs from our merged view of the input"
 	}
@@ -76,8 +101,11 @@ check() {
 	)
 	[ "$n" = 0 ] || fail "$name, $what: $n samples with a cookie as a frame in perf 6.12's output"
 	"$PERF" script $SYM -i "$out" 2> "$out.err" | sed 's/:HG: *$/:/; s/: *$/:/' > "$out.ours"
-	cmp -s "$in.merged" "$out.ours" || {
-		diff "$in.merged" "$out.ours" | head -20
+	sorted "$in.noexec" > "$in.sorted"
+	noexec "$out.ours" > "$out.ours.noexec"
+	sorted "$out.ours.noexec" > "$out.ours.sorted"
+	cmp -s "$in.sorted" "$out.ours.sorted" || {
+		diff "$in.sorted" "$out.ours.sorted" | head -20
 		fail "$name, $what: our perf script on the output differs from the input's"
 	}
 	echo "  $what: $(head -1 "$out.cmp")"
@@ -91,6 +119,10 @@ for name in $DEFER; do
 	"$PERF" script --no-merge-callchains -F ip,sym -i "$data" 2> "$in.err" |
 		awk '/\(cookie\)/ { print $1 }' | sort -u > "$in.cookies"
 	[ -s "$in.cookies" ] || fail "$name: no cookie in the input"
+	"$PERF" script --no-merge-callchains --show-task-events -F comm,tid,time,event,ip,sym \
+		-i "$data" 2> /dev/null > "$in.raw" || : > "$in.raw"	# no time: no exec found
+	python3 "$TOP/tests/tools/exec_samples.py" "$in.raw" > "$in.exec"
+	echo 0 0 >> "$in.exec"	# never empty for awk's FNR == NR
 	nokernel=$("$PERF" report --stats -i "$data" 2>&1 | awk '/without user callchain:/ { print $NF }')
 	echo "$name: $(tr '\n' ' ' < "$in.counts")in the input; $nokernel deferred samples never got their record"
 

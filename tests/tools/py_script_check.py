@@ -159,7 +159,11 @@ def nomerge(dump, merged_dump, stats_path):
     if len(samples) != len(msamples):
         errs.append(f"{len(samples)} samples raw, {len(msamples)} merged")
     joined = same = 0
-    for s, m in zip(samples, msamples):
+    # merged delivery has the samples past their reorder window (blocked
+    # tasks) and of an exec'd thread at their record: pair by time and tid
+    def key(x):
+        return (x["time"] if x["time"] is not None else 0, x["tid"])
+    for s, m in zip(sorted(samples, key=key), sorted(msamples, key=key)):
         chain = s["frames"]
         if s["cookie"] is not None and (s["tid"], s["cookie"]) in recs:
             chain = chain + recs[(s["tid"], s["cookie"])]["frames"]
