@@ -16,6 +16,12 @@
 #   - CTF (babeltrace text): the same addresses, context markers aside; no
 #     PERF_CONTEXT_USER_DEFERRED marker, no kernel address after
 #     PERF_CONTEXT_USER.
+# With perf 7.2 (PERF_BASE=7.2): perf script runs with --no-inline (7.2
+# shows inlined frames, which the converters do not write), and kernel
+# frames are compared by address only: unpatched perf 7.2's JSON converter
+# names the kernel addresses of these files from another symbol table than
+# the build-id cache's kallsyms (st_nodefer: 674 differences, all kernel
+# symbols), a base 7.2 behaviour that has nothing to do with deferral.
 . "$(dirname "$0")/../lib.sh"
 
 SYM=$(symroot)
@@ -38,6 +44,11 @@ mkdir -p "$kdir" "$HOME/.debug/.build-id/${kid:0:2}"
 cp "$KALLSYMS" "$kdir/kallsyms"
 ln -sfn "../../[kernel.kallsyms]/$kid" "$HOME/.debug/.build-id/${kid:0:2}/${kid:2}"
 
+SCRIPT_OPTS= CMP_OPTS=
+if [ "${PERF_BASE:-6.12}" = 7.2 ]; then
+	SCRIPT_OPTS=--no-inline CMP_OPTS=--kernel-addresses
+fi
+
 ctf=yes
 if ! command -v babeltrace > /dev/null; then
 	ctf="no: the babeltrace reader is not installed (apt-get install babeltrace)"
@@ -49,7 +60,7 @@ fi
 for name in $NAMES; do
 	data=$FIX/data/$name.data
 	out=$TMPD/$name
-	"$PERF" script $SYM -i "$data" > "$out.script" 2> "$out.script.err" ||
+	"$PERF" script $SCRIPT_OPTS $SYM -i "$data" > "$out.script" 2> "$out.script.err" ||
 		fail "$name: perf script failed: $(tail -3 "$out.script.err")"
 
 	"$PERF" data convert --to-json "$out.json" -i "$data" > "$out.json.err" 2>&1 ||
@@ -57,7 +68,8 @@ for name in $NAMES; do
 	if grep 'invalid callchain context' "$out.json.err"; then
 		fail "$name: perf data convert --to-json did not understand a callchain"
 	fi
-	python3 "$TOP/tests/tools/convert_check.py" json "$out.json" "$out.script" > "$out.json.cmp" || {
+	python3 "$TOP/tests/tools/convert_check.py" json "$out.json" "$out.script" $CMP_OPTS \
+		> "$out.json.cmp" || {
 		cat "$out.json.cmp"
 		fail "$name: the JSON callchains differ from perf script's"
 	}

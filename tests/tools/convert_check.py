@@ -19,6 +19,11 @@ callchains), with the user frames as user frames:
       kernel address after PERF_CONTEXT_USER; without the markers, the
       addresses perf script prints.
 
+  convert_check.py json OUT.json SCRIPT --kernel-addresses
+      the same, but kernel frames are compared by address only (perf 7.2's
+      JSON converter names kernel addresses from another symbol table than
+      perf script --kallsyms, on files without deferred callchains too).
+
 SCRIPT is the output of `perf script` (default fields) on the same file.
 Samples are matched by (tid, time to the microsecond; by tid alone
 without timestamps), any order among those with the same key.  Consecutive repeats of an address count once
@@ -113,10 +118,16 @@ def parse_ctf(text, errors):
 
 def main():
     kind, conv, script = sys.argv[1:4]
+    kernel_addresses = sys.argv[4:] == ['--kernel-addresses']
     errors = []
     a = parse_script(open(script).read())
     if kind == 'json':
         b = parse_json(open(conv).read())
+        if kernel_addresses:
+            def anon(d):
+                return {k: [[(ip, None if ip >= KERNEL_START else sym) for ip, sym in s]
+                             for s in v] for k, v in d.items()}
+            a, b = anon(a), anon(b)
     else:
         b = parse_ctf(open(conv).read(), errors)
         a = {k: [[(ip, None) for ip, _ in s] for s in v] for k, v in a.items()}
