@@ -27,17 +27,27 @@
 # new program's MMAPs, so any reader resolves them in the old one: see
 # docs/design.md, known limitations), and the order of the samples merged
 # after their reorder window (the output has them at their own time).
+#
+# With the 7.2 series (PERF_BASE=7.2) the reader is perf 7.2 without the
+# series (build/perf-7.2-base/perf): perf 6.12 cannot open any file perf
+# 7.x writes ("incompatible file format": what the 6.12 series' first
+# patches fix), and unpatched 7.2 finds no deferred sample in the output,
+# so it prints the chains as they were written.
 . "$(dirname "$0")/../lib.sh"
 
 SYM=$(symroot)
 DEFER="st_defer st_defer_pipe st_defer_zstd st_perthread_defer st_userchains_defer
        mt_defer mt_perthread_defer mt_2ev_cpu_defer mixed_defer mixed_useronly_defer
        long_defer syswide_defer taskclock_defer"
-BASE_PERF=${BASE_PERF:-$TOP/build/perf-base/perf}
+if [ "${PERF_BASE:-6.12}" = 7.2 ]; then
+	BASE_PERF=${BASE_PERF:-$TOP/build/perf-7.2-base/perf} BV=7.2 BUILD="SERIES=7.2 scripts/build-base-perf.sh"
+else
+	BASE_PERF=${BASE_PERF:-$TOP/build/perf-base/perf} BV=6.12 BUILD=scripts/build-base-perf.sh
+fi
 
 [ -x "$BASE_PERF" ] ||
-	skip "no perf 6.12 base build at $BASE_PERF: make one with scripts/build-base-perf.sh (make check does)"
-"$BASE_PERF" version | grep -q '^perf version 6\.12' || fail "$BASE_PERF is not perf 6.12"
+	skip "no perf $BV base build at $BASE_PERF: make one with $BUILD (make check does)"
+"$BASE_PERF" version | grep -q "^perf version ${BV//./\\.}\\." || fail "$BASE_PERF is not perf $BV"
 
 # counts FILE: "EVENT N" per event, then "CALLCHAIN_DEFERRED N"
 counts() {
@@ -81,12 +91,12 @@ check() {
 	# (a file converted to a pipe shows its events as "cpu-clock:HG:", in
 	# 6.12 also without deferral)
 	"$BASE_PERF" script $SYM -i "$out" 2> "$out.base.err" | sed 's/:HG: *$/:/' > "$out.base" ||
-		fail "$name, $what: perf 6.12 cannot read the output: $(tail -3 "$out.base.err")"
+		fail "$name, $what: perf $BV cannot read the output: $(tail -3 "$out.base.err")"
 	noexec "$in.merged" > "$in.noexec"
 	noexec "$out.base" > "$out.base.noexec"
 	python3 "$TOP/tests/tools/frames.py" --by-key "$in.noexec" "$out.base.noexec" > "$out.cmp" || {
 		cat "$out.cmp"
-		fail "$name, $what: perf 6.12 on the output differs from our merged view of the input"
+		fail "$name, $what: perf $BV on the output differs from our merged view of the input"
 	}
 	# no cookie in any chain, as a frame of its own: the samples whose
 	# record never came have their kernel chain only
@@ -99,7 +109,7 @@ check() {
 			  if cookies.intersection(s.frames)))
 	EOF
 	)
-	[ "$n" = 0 ] || fail "$name, $what: $n samples with a cookie as a frame in perf 6.12's output"
+	[ "$n" = 0 ] || fail "$name, $what: $n samples with a cookie as a frame in perf $BV's output"
 	"$PERF" script $SYM -i "$out" 2> "$out.err" | sed 's/:HG: *$/:/; s/: *$/:/' > "$out.ours"
 	sorted "$in.noexec" > "$in.sorted"
 	noexec "$out.ours" > "$out.ours.noexec"
@@ -140,4 +150,4 @@ for name in $DEFER; do
 		;;
 	esac
 done
-echo "perf 6.12 reads every merged output with the full callchains"
+echo "perf $BV without the series reads every merged output with the full callchains"

@@ -95,18 +95,33 @@ bad() { # ARG EXPECTED-MESSAGE
 	[ ! -e "$TMPD/bad.data" ] || fail "--call-graph $1 wrote a file"
 	echo "--call-graph $1: $(grep -F "$2" "$TMPD/bad.err")"
 }
-bad dwarf,defer 'only frame pointer callchains can be deferred'
-bad lbr,defer 'only frame pointer callchains can be deferred'
-bad defer 'only frame pointer callchains can be deferred'
-bad fp,defer,32 "'fp,defer' takes no stack depth"
-bad fp,32,defer "'fp,defer' takes no stack depth"
+if [ "${PERF_BASE:-6.12}" = 7.2 ]; then
+	# perf 7.2's own parser words these (the 7.2 series adds the last two)
+	bad dwarf,defer 'Incorrect stack dump size'
+	bad lbr,defer 'No more arguments needed for --call-graph lbr'
+	bad defer 'Unknown --call-graph option value: defer'
+	bad fp,defer,32 'No more arguments needed for --call-graph fp,defer'
+	bad fp,32,defer 'No more arguments needed for --call-graph fp,32'
+else
+	bad dwarf,defer 'only frame pointer callchains can be deferred'
+	bad lbr,defer 'only frame pointer callchains can be deferred'
+	bad defer 'only frame pointer callchains can be deferred'
+	bad fp,defer,32 "'fp,defer' takes no stack depth"
+	bad fp,32,defer "'fp,defer' takes no stack depth"
+fi
 
 # 4. perf top and perf trace show events live and cannot merge: they refuse
 rc=0
 timeout 20 "$PERF" top --stdio --call-graph fp,defer -e cpu-clock < /dev/null > "$TMPD/top.out" 2>&1 || rc=$?
 [ "$rc" != 0 ] && [ "$rc" != 124 ] || fail "perf top --call-graph fp,defer did not refuse (rc=$rc)"
-grep -q 'perf top cannot use deferred user callchains' "$TMPD/top.out" ||
-	{ head "$TMPD/top.out"; fail "perf top: no clear message"; }
+# (perf 7.2's perf top option parser refuses fp,defer itself: its usage)
+if [ "${PERF_BASE:-6.12}" = 7.2 ]; then
+	grep -q 'Usage: perf top' "$TMPD/top.out" ||
+		{ head "$TMPD/top.out"; fail "perf top: --call-graph fp,defer not refused by its parser"; }
+else
+	grep -q 'perf top cannot use deferred user callchains' "$TMPD/top.out" ||
+		{ head "$TMPD/top.out"; fail "perf top: no clear message"; }
+fi
 rc=0
 PERF_CONFIG=$TMPD/perfconfig timeout 20 "$PERF" top --stdio -g -e cpu-clock < /dev/null > "$TMPD/top2.out" 2>&1 || rc=$?
 [ "$rc" != 0 ] && [ "$rc" != 124 ] || fail "perf top -g with record-mode = fp,defer did not refuse (rc=$rc)"
