@@ -46,11 +46,12 @@ else
 	bad=$((bad + 1))
 fi
 
-# and this perf's own PERF_RECORD_COMPRESSED, when it can record here
+# and this perf's own PERF_RECORD_COMPRESSED (COMPRESSED2 with perf 7.2),
+# when it can record here
 if "$PERF" record -z -e cpu-clock -c 100000 -g -o "$TMPD/z.data" -- \
 	"$FIX/bin/st_syscalls" 0.2 > "$TMPD/rec.log" 2>&1; then
 	"$PERF" report --stats -i "$TMPD/z.data" > "$TMPD/z.stats"
-	if grep -q 'COMPRESSED events' "$TMPD/z.stats" &&
+	if grep -Eq 'COMPRESSED2? events' "$TMPD/z.stats" &&
 	   "$PERF" inject -i "$TMPD/z.data" -o "$TMPD/zi.data"; then
 		check_stats "perf record -z, perf inject" "$TMPD/zi.data" "$TMPD/z.stats" \
 			"the input"
