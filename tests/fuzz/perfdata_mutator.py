@@ -58,8 +58,12 @@ _kept = {}
 
 def _keep(what, buf):
     # afl-fuzz 4.04 uses the returned buffer after dropping its reference
-    # to it: keep one until the next call (else it crashes now and then)
-    _kept[what] = buf
+    # to it, sometimes after more calls than one (it crashed in libc after
+    # 60 s and after 12 minutes keeping only the last one): keep the last
+    # 16 of each kind
+    q = _kept.setdefault(what, [])
+    q.append(buf)
+    del q[:-16]
     return buf
 
 
