@@ -41,7 +41,9 @@
 
 H=$TOP/tests/realkernel
 # (the 7.2 perf's recordings apart: each perf keeps its own)
-OUT=${REALKERNEL_OUT:-$TOP/build/realkernel$([ "$PERF_BASE" = 7.2 ] && echo -7.2)/out}
+rk=realkernel
+[ "$PERF_BASE" = 6.12 ] || rk=realkernel-$PERF_BASE
+OUT=${REALKERNEL_OUT:-$TOP/build/$rk/out}
 # the shell test the harness runs in the guest: this base's
 export SRC=$PERF_SRC
 PY=/usr/bin/python3
