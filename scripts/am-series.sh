@@ -3,6 +3,7 @@
 # without touching any existing work tree: 'git am' runs in a scratch
 # worktree of build/src that is removed afterwards (the commits stay in
 # build/src's object store).  Used by apply.sh and check-series.sh.
+# SERIES=7.2: patches-7.2/series onto build/src-7.2 (scripts/series.sh).
 #
 # The committer date is the author date, so the same patches give the same
 # commits (and perf version string) on every machine and every run.
@@ -21,12 +22,14 @@ set -eu
 notes=0
 [ "${1:-}" = --notes ] && notes=1
 top=$(cd "$(dirname "$0")/.." && pwd)
-src=$top/build/src
-series=$top/patches/series
+. "$top/scripts/series.sh"
+src=$SER_SRC
+pdir=$SER_PATCHES
+series=$pdir/series
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 
 git -C "$src" rev-parse -q --verify base >/dev/null ||
-	{ echo "am-series.sh: build/src has no 'base' tag (run scripts/fetch-base.sh)" >&2; exit 1; }
+	{ echo "am-series.sh: $(rel "$src") has no 'base' tag (run scripts/fetch-base.sh)" >&2; exit 1; }
 scratch=$(mktemp -d "$top/build/am-scratch.XXXXXX")
 cleanup() {
 	git -C "$src" worktree remove --force "$scratch" >/dev/null 2>&1 || true
@@ -41,18 +44,18 @@ cd "$scratch"
 [ -f "$series" ] || exit 0
 while read -r p; do
 	case "$p" in ""|\#*) continue ;; esac
-	if [ ! -f "$top/patches/$p" ]; then
-		echo "am-series.sh: $p is listed in patches/series but missing" >&2
+	if [ ! -f "$pdir/$p" ]; then
+		echo "am-series.sh: $p is listed in $(rel "$series") but missing" >&2
 		exit 1
 	fi
-	if ! git am -q --keep-cr --committer-date-is-author-date "$top/patches/$p" >"$scratch.log" 2>&1; then
+	if ! git am -q --keep-cr --committer-date-is-author-date "$pdir/$p" >"$scratch.log" 2>&1; then
 		cat "$scratch.log" >&2
 		git am --abort >/dev/null 2>&1 || true
 		echo "am-series.sh: $p does not apply" >&2
 		exit 1
 	fi
 	if [ $notes = 1 ]; then
-		want=$("$top/scripts/patch-notes.sh" "$top/patches/$p" | git stripspace)
+		want=$("$top/scripts/patch-notes.sh" "$pdir/$p" | git stripspace)
 		have=$(git notes show HEAD 2>/dev/null || true)
 		if [ -z "$want" ]; then
 			[ -z "$have" ] || git notes remove HEAD 2>/dev/null

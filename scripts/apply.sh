@@ -1,6 +1,7 @@
 #!/bin/bash
 # apply.sh - put patches/series onto the base in build/src as commits
-# (git am) on branch 'series'.
+# (git am) on branch 'series'; SERIES=7.2: patches-7.2/series onto
+# build/src-7.2 (scripts/series.sh).
 #
 #   scripts/apply.sh              apply now (make apply)
 #   scripts/apply.sh --if-needed  only if patches/ changed since the last
@@ -8,8 +9,9 @@
 #   scripts/apply.sh --record     note that build/src and patches/ agree
 #                                 (export.sh calls this)
 #
-# build/applied.state holds the hash of patches/*, the commit build/src
-# was left at by the last apply or export, and its notes ref (the notes
+# build/applied.state (build/applied-7.2.state) holds the hash of
+# patches/*, the commit build/src was left at by the last apply or export,
+# and its notes ref (the notes
 # below each patch's '---' are git notes in build/src: am-series.sh --notes
 # restores them, export.sh writes them).  The series is applied in a
 # scratch worktree (scripts/am-series.sh) and build/src is then checked out
@@ -23,13 +25,15 @@
 # build/src's commits alone and says so.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-src=$top/build/src
-state=$top/build/applied.state
+. "$top/scripts/series.sh"
+src=$SER_SRC
+state=$SER_STATE
+pdir=$SER_PATCHES
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 mode=${1:-}
 
 patches_hash() {
-	(cd "$top/patches" 2>/dev/null && sha1sum -- * 2>/dev/null) | sha1sum | cut -c1-40
+	(cd "$pdir" 2>/dev/null && sha1sum -- * 2>/dev/null) | sha1sum | cut -c1-40
 }
 notes_ref() {
 	git -C "$src" rev-parse -q --verify refs/notes/commits || true
@@ -44,9 +48,9 @@ exported_matches() {
 	local tmp ok=0 p
 	tmp=$(mktemp -d)
 	"$top/scripts/export.sh" --to "$tmp" >/dev/null
-	if cmp -s "$tmp/series" "$top/patches/series"; then
+	if cmp -s "$tmp/series" "$pdir/series"; then
 		while read -r p; do
-			cmp -s "$tmp/$p" "$top/patches/$p" || { ok=1; break; }
+			cmp -s "$tmp/$p" "$pdir/$p" || { ok=1; break; }
 		done < "$tmp/series"
 	else
 		ok=1
@@ -75,13 +79,13 @@ if [ "$mode" = --if-needed ]; then
 	if [ ! -f "$state" ] && [ "$(git -C "$src" rev-list --count base..HEAD)" != 0 ]; then
 		# no record of an apply or export, and commits that are not
 		# patches/: leave them alone, and never count them as exported
-		echo "apply.sh: build/src has commits that patches/ does not have; building them as they are" >&2
-		echo "apply.sh: ('make export' writes them to patches/, 'FORCE=1 make apply' replaces them)" >&2
+		echo "apply.sh: $(rel "$src") has commits that $(rel "$pdir")/ does not have; building them as they are" >&2
+		echo "apply.sh: ('make export' writes them to $(rel "$pdir")/, 'FORCE=1 make apply' replaces them)" >&2
 		printf 'patches=%s\nhead=\n' "$(patches_hash)" > "$state"
 		exit 0
 	fi
 	if [ -n "$rec_patches" ]; then
-		echo "apply.sh: patches/ changed since the last apply/export: applying it"
+		echo "apply.sh: $(rel "$pdir")/ changed since the last apply/export: applying it"
 	fi
 fi
 
@@ -89,14 +93,14 @@ cd "$src"
 if [ "${FORCE:-0}" != 1 ]; then
 	if [ -n "$(git status --porcelain --untracked-files=no)" ]; then
 		git status --short --untracked-files=no >&2
-		echo "apply.sh: build/src has uncommitted changes; commit and 'make export' them, or FORCE=1 to discard" >&2
+		echo "apply.sh: $(rel "$src") has uncommitted changes; commit and 'make export' them, or FORCE=1 to discard" >&2
 		exit 1
 	fi
 	if [ "$(git rev-list --count base..HEAD)" != 0 ] &&
 	   { [ "$(git rev-parse HEAD)" != "$rec_head" ] || [ "$(notes_ref)" != "$rec_notes" ]; } &&
 	   ! exported_matches; then
 		git log --oneline base..HEAD >&2
-		echo "apply.sh: build/src has commits or notes that patches/ does not have; 'make export' them, or FORCE=1 to discard" >&2
+		echo "apply.sh: $(rel "$src") has commits or notes that $(rel "$pdir")/ does not have; 'make export' them, or FORCE=1 to discard" >&2
 		exit 1
 	fi
 fi
@@ -111,4 +115,4 @@ else
 	git checkout -q -B series "$tip"
 fi
 record
-echo "apply.sh: $(echo "$list" | grep -c . || true) patches applied on base (branch series)"
+echo "apply.sh: $(echo "$list" | grep -c . || true) patches applied on base in $(rel "$src") (branch series)"

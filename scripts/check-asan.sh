@@ -67,6 +67,8 @@ nm "$O/perf" 2> /dev/null | grep -q __asan_init ||
 rm -rf "$log"
 mkdir -p "$log"
 export PERF=$O/perf PERF_DEFER_SANITIZER=1
+# (the 6.12 series' tests only: the ASan perf is 6.12's)
+export TEST_BASES=6.12
 export ASAN_OPTIONS=detect_leaks=0:log_path=$log/san
 ubsan=halt_on_error=1:print_stacktrace=1:log_path=$log/san
 

@@ -35,7 +35,10 @@
 #     from one prefix to the next (a lost user stack is fewer frames);
 #   - once 'perf report --stats' works, 'perf inject -o X' exits 0 and X
 #     has the same number of samples, and (once the prefix parses record 22,
-#     i.e. counts CALLCHAIN_DEFERRED records) the same number of them.
+#     i.e. counts CALLCHAIN_DEFERRED records) the same number of them;
+#     where the base itself counts them and its perf inject loses some
+#     (upstream perf 7.2 drops every one: the 7.2 series fixes that), a
+#     prefix's perf inject keeps at least as many as the prefix before.
 # Each measurement takes well under a second (the fixtures are small).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -189,8 +192,20 @@ for f in $fixtures; do
 		is=$(get $c $f.inject.stats.samples) id=$(get $c $f.inject.stats.deferred)
 		[ "$is" = "$s" ] ||
 			problem "$f: perf inject keeps $is of $s samples"
+		bd=$(get 0 $f.stats.deferred) bid=$(get 0 $f.inject.stats.deferred)
 		if [ "${d:-0}" -gt 0 ] && [ "$id" != "$d" ]; then
-			problem "$f: perf inject keeps $id of $d CALLCHAIN_DEFERRED records"
+			if [ "${bd:-0}" -gt 0 ] && [ "${bid:-0}" -lt "$bd" ]; then
+				# the base loses records: no fewer than before
+				for ((i = c - 1; i >= 0; i--)); do
+					prev=$(get $i $f.inject.stats.deferred)
+					[ -n "$prev" ] || continue
+					[ "${id:-0}" -ge "$prev" ] ||
+						problem "$f: perf inject keeps $id of $d CALLCHAIN_DEFERRED records, $prev with $([ $i = 0 ] && echo "the base" || echo "the prefix before")"
+					break
+				done
+			else
+				problem "$f: perf inject keeps $id of $d CALLCHAIN_DEFERRED records"
+			fi
 		fi
 		if [ "$is" = "$s" ] && [ "$id" = "$d" ]; then
 			line="$line, inject keeps all"

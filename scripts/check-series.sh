@@ -34,14 +34,21 @@
 # source tree was built before with the same build script and flags
 # (build/built-trees, which scripts/build.sh appends to).
 #
+# SERIES=7.2 checks patches-7.2/ on build/src-7.2 (scripts/series.sh) in
+# build/check-series-7.2, its result lines named "check-series-7.2: ...";
+# its prefixes behave as unpatched perf 7.2 does, or better.
+#
 # Usage: scripts/check-series.sh [--no-build] [--results FILE] [--logdir DIR]
 #   --results FILE  also write one line per test, "RC<tab>NAME<tab>LOG"
 #                   (RC 0 pass, 1 fail, 77 skip), as each one finishes
 # Prints one line per patch and the times; exit status 1 if any check failed.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
-src=$top/build/src
-dir=$top/build/check-series
+. "$top/scripts/series.sh"
+src=$SER_SRC
+pdir=$SER_PATCHES
+P=$(rel "$pdir")
+dir=$SER_CHECK
 wt=$dir/src
 CO=$dir/perf
 frozen=$dir/FEATURES.frozen
@@ -73,9 +80,9 @@ result() { # rc name log detail
 }
 
 t_start=$(now)
-"$top/scripts/fetch-base.sh" > "$logdir/check-series-fetch.log" 2>&1 || {
-	cat "$logdir/check-series-fetch.log"
-	result 1 "check-series: base" "$logdir/check-series-fetch.log" "fetch-base.sh failed"
+"$top/scripts/fetch-base.sh" > "$logdir/$SER_LOG-fetch.log" 2>&1 || {
+	cat "$logdir/$SER_LOG-fetch.log"
+	result 1 "$SER_NAME: base" "$logdir/$SER_LOG-fetch.log" "fetch-base.sh failed"
 	exit 1
 }
 
@@ -91,60 +98,64 @@ checkpatch=$wt/scripts/checkpatch.pl
 
 # --- patches/series itself ------------------------------------------------
 patches=()
-log=$logdir/check-series-series.log
+log=$logdir/$SER_LOG-series.log
 : > "$log"
-if [ -f "$top/patches/series" ]; then
+if [ -f "$pdir/series" ]; then
 	while read -r p; do
 		case "$p" in ""|\#*) continue ;; esac
 		patches+=("$p")
-		[ -f "$top/patches/$p" ] || echo "listed in patches/series but missing: $p" >> "$log"
-	done < "$top/patches/series"
+		[ -f "$pdir/$p" ] || echo "listed in $P/series but missing: $p" >> "$log"
+	done < "$pdir/series"
 else
-	echo "patches/series is missing" >> "$log"
+	echo "$P/series is missing" >> "$log"
 fi
-for f in "$top"/patches/*.patch; do
+for f in "$pdir"/*.patch; do
 	[ -e "$f" ] || continue
 	[ "${f##*/}" = 0000-cover-letter.patch ] && continue
-	grep -qxF "$(basename "$f")" "$top/patches/series" 2>/dev/null ||
-		echo "not listed in patches/series: $(basename "$f")" >> "$log"
+	grep -qxF "$(basename "$f")" "$pdir/series" 2>/dev/null ||
+		echo "not listed in $P/series: $(basename "$f")" >> "$log"
 done
 if [ -s "$log" ]; then
-	result 1 "check-series: patches/series" "$log" "series and patch files disagree"
+	result 1 "$SER_NAME: $P/series" "$log" "series and patch files disagree"
 else
 	echo "${#patches[@]} patches, all present" > "$log"
-	result 0 "check-series: patches/series" "$log" "${#patches[@]} patches"
+	result 0 "$SER_NAME: $P/series" "$log" "${#patches[@]} patches"
 fi
 
 # --- 1. apply: one commit per patch ---------------------------------------
-amlog=$logdir/check-series-am.log
+amlog=$logdir/$SER_LOG-am.log
 mapfile -t applied < <("$top/scripts/am-series.sh" 2> "$amlog")
 commits=()
 for l in "${applied[@]}"; do commits+=("${l%% *}"); done
 nok=${#commits[@]}
 
 # --- the cover letter -----------------------------------------------------
-if [ -f "$top/patches/cover-letter.txt" ] || [ -f "$top/patches/0000-cover-letter.patch" ]; then
-	log=$logdir/check-series-cover-letter.log
+if [ -f "$pdir/cover-letter.txt" ] || [ -f "$pdir/0000-cover-letter.patch" ]; then
+	log=$logdir/$SER_LOG-cover-letter.log
 	: > "$log"
-	cl=$top/patches/0000-cover-letter.patch
-	if [ ! -f "$top/patches/cover-letter.txt" ]; then
-		echo "patches/0000-cover-letter.patch but no patches/cover-letter.txt to make it from" >> "$log"
-		result 1 "check-series: cover letter" "$log" "no patches/cover-letter.txt"
+	cl=$pdir/0000-cover-letter.patch
+	if [ ! -f "$pdir/cover-letter.txt" ]; then
+		echo "$P/0000-cover-letter.patch but no $P/cover-letter.txt to make it from" >> "$log"
+		result 1 "$SER_NAME: cover letter" "$log" "no $P/cover-letter.txt"
+	elif [ ! -f "$cl" ] && [ ${#patches[@]} = 0 ]; then
+		# (git format-patch writes no cover letter for no patches)
+		echo "no patches yet: no cover letter" >> "$log"
+		result 0 "$SER_NAME: cover letter" "$log" "no patches yet, no cover letter"
 	elif [ ! -f "$cl" ]; then
-		echo "patches/cover-letter.txt but no patches/0000-cover-letter.patch: run 'make export'" >> "$log"
-		result 1 "check-series: cover letter" "$log" "0000-cover-letter.patch missing"
+		echo "$P/cover-letter.txt but no $P/0000-cover-letter.patch: run 'make export'" >> "$log"
+		result 1 "$SER_NAME: cover letter" "$log" "0000-cover-letter.patch missing"
 	elif [ "$nok" != "${#patches[@]}" ]; then
 		echo "not checked: the series does not apply" >> "$log"
-		result 77 "check-series: cover letter" "$log" "not checked: the series does not apply"
+		result 77 "$SER_NAME: cover letter" "$log" "not checked: the series does not apply"
 	else
 		cldir=$(mktemp -d /tmp/check-series-cl.XXXXXX)
 		if "$top/scripts/export.sh" --to "$cldir" --tip "${commits[$((nok - 1))]:-base}" >> "$log" 2>&1 &&
 		   diff -u "$cl" "$cldir/0000-cover-letter.patch" >> "$log"; then
-			result 0 "check-series: cover letter" "$log" \
+			result 0 "$SER_NAME: cover letter" "$log" \
 				"$(sed -n 's/^Subject: \(\[[^]]*\]\).*/\1/p' "$cl"), up to date"
 		else
-			echo "(- patches/0000-cover-letter.patch, + what 'make export' would write)" >> "$log"
-			result 1 "check-series: cover letter" "$log" "out of date: run 'make export'"
+			echo "(- $P/0000-cover-letter.patch, + what 'make export' would write)" >> "$log"
+			result 1 "$SER_NAME: cover letter" "$log" "out of date: run 'make export'"
 		fi
 		rm -rf "$cldir"
 	fi
@@ -158,9 +169,9 @@ cpdir=$(mktemp -d /tmp/check-series.XXXXXX)
 trap 'rm -rf "$cpdir"' EXIT
 t_cp=$(now)
 for p in "${patches[@]}"; do
-	f=$top/patches/$p
+	f=$pdir/$p
 	n=${p%%-*}
-	log=$logdir/check-series-$n.log
+	log=$logdir/$SER_LOG-$n.log
 	{
 		echo "== $p"
 		if [ ! -f "$f" ]; then
@@ -233,7 +244,7 @@ freeze_features() {
 	} > "$frozen.tmp" && mv "$frozen.tmp" "$frozen"
 }
 
-cfg=$("$top/scripts/build.sh" --config-hash)
+cfg=$("$top/scripts/build.sh" --config-hash "${SER_BUILD_ARGS[@]}")
 nbuilt=0 ncached=0 t_build=0
 # build commit $1 in $CO (log: $2); on success keep its perf for the
 # behaviour checks; sets bsecs
@@ -243,9 +254,9 @@ build_commit() {
 	git -C "$wt" checkout -q -f --detach "$c" >> "$log" 2>&1
 	t0=$(now)
 	if [ -s "$frozen" ]; then
-		SRC=$wt O=$CO FEATURES_DUMP=$frozen "$top/scripts/build.sh" >> "$log" 2>&1
+		SRC=$wt O=$CO FEATURES_DUMP=$frozen "$top/scripts/build.sh" "${SER_BUILD_ARGS[@]}" >> "$log" 2>&1
 	else
-		SRC=$wt O=$CO "$top/scripts/build.sh" >> "$log" 2>&1 && freeze_features
+		SRC=$wt O=$CO "$top/scripts/build.sh" "${SER_BUILD_ARGS[@]}" >> "$log" 2>&1 && freeze_features
 	fi
 	brc=$?
 	t1=$(now)
@@ -269,6 +280,14 @@ keep_perf() { # tree: copy $CO/perf, which was just built from it
 		mv -f "$bindir/$1-${cfg:0:12}.tmp" "$bindir/$1-${cfg:0:12}"
 }
 mfile() { echo "$bdir/$1-${cfg:0:12}-$bkey"; }
+built_elsewhere() { # tree: the build directory of a perf built from it, if any
+	local o
+	for o in "$SER_BASE_O" "$SER_PERF_O"; do
+		[ "$(cat "$o/.build-state" 2>/dev/null)" = "$1 $cfg" ] && [ -x "$o/perf" ] &&
+			{ echo "$o"; return 0; }
+	done
+	return 1
+}
 # make sure tree $1 (commit $2) is measured: from the cache, from its kept
 # perf, or by building it now; says how in $mhow, fails if it cannot
 t_beh=0
@@ -281,6 +300,12 @@ measure() {
 		if [ "$(cut -d' ' -f1 "$CO/.build-state" 2>/dev/null)" = "$tree" ] &&
 		   [ "$(cut -d' ' -f2 "$CO/.build-state")" = "$cfg" ]; then
 			keep_perf "$tree"
+		elif o=$(built_elsewhere "$tree"); then
+			# (the base's perf, or the series' when it is the
+			# base: make and the peer suite built it already)
+			cp "$o/perf" "$bindir/$tree-${cfg:0:12}.tmp" &&
+				mv -f "$bindir/$tree-${cfg:0:12}.tmp" "$bindir/$tree-${cfg:0:12}"
+			mhow="measured the perf of $(rel "$o")"
 		elif [ $dobuild = 0 ]; then
 			mhow="not measured: no perf built from tree ${tree:0:12} (--no-build)"
 			return 1
@@ -300,7 +325,7 @@ measure() {
 	[ -s "$m" ] || { mhow="not measured: check-behaviour.sh --measure failed"; return 1; }
 }
 base_tree=$(git -C "$src" rev-parse "base^{tree}")
-blog=$logdir/check-series-base-behaviour.log
+blog=$logdir/$SER_LOG-base-behaviour.log
 : > "$blog"
 measure "$base_tree" base "$blog"
 base_ok=$? base_how=$mhow
@@ -309,7 +334,7 @@ cat "$(mfile "$base_tree")" >> "$blog" 2>/dev/null
 measured=("$(mfile "$base_tree")")
 behaviour() { # i name tree: judge prefix i, one result line
 	local i=$1 name="$2: behaviour" tree=$3 log rc detail
-	log=$logdir/check-series-${patches[$i]%%-*}-behaviour.log
+	log=$logdir/$SER_LOG-${patches[$i]%%-*}-behaviour.log
 	: > "$log"
 	if [ $base_ok != 0 ]; then
 		echo "the base was not measured: $base_how (log: $blog)" >> "$log"
@@ -332,8 +357,8 @@ behaviour() { # i name tree: judge prefix i, one result line
 for i in "${!patches[@]}"; do
 	p=${patches[$i]}
 	n=${p%%-*}
-	name="check-series: ${p%.patch}"
-	log=$logdir/check-series-$n.log
+	name="$SER_NAME: ${p%.patch}"
+	log=$logdir/$SER_LOG-$n.log
 	rc=${cprc[$p]} msg=${cpmsg[$p]}
 	if [ "$i" -ge "$nok" ]; then
 		if [ "$i" = "$nok" ]; then
@@ -345,8 +370,8 @@ for i in "${!patches[@]}"; do
 		else
 			result 1 "$name" "$log" "$msg"
 		fi
-		echo "not checked: ${patches[$nok]} does not apply" > "$logdir/check-series-$n-behaviour.log"
-		result 77 "$name: behaviour" "$logdir/check-series-$n-behaviour.log" "not checked: ${patches[$nok]%%-*} does not apply"
+		echo "not checked: ${patches[$nok]} does not apply" > "$logdir/$SER_LOG-$n-behaviour.log"
+		result 77 "$name: behaviour" "$logdir/$SER_LOG-$n-behaviour.log" "not checked: ${patches[$nok]%%-*} does not apply"
 		continue
 	fi
 	c=${commits[$i]}
@@ -371,7 +396,7 @@ for i in "${!patches[@]}"; do
 	if [ $built = 1 ]; then
 		behaviour "$i" "$name" "$tree"
 	else
-		blog2=$logdir/check-series-$n-behaviour.log
+		blog2=$logdir/$SER_LOG-$n-behaviour.log
 		echo "not built" > "$blog2"
 		result 77 "$name: behaviour" "$blog2" "not checked: the build failed"
 	fi
@@ -384,7 +409,7 @@ for f in "$bindir"/*; do
 	[[ "$keep" == *" ${f##*/} "* ]] || rm -f "$f"
 done
 t_end=$(now)
-echo "check-series: ${#patches[@]} patches; checkpatch $(secs "$t_cp" "$t_cp_end") s;" \
+echo "$SER_NAME: ${#patches[@]} patches; checkpatch $(secs "$t_cp" "$t_cp_end") s;" \
 	"$nbuilt built in $(awk -v a="$t_build" 'BEGIN { printf "%.1f", a }') s, $ncached built before;" \
 	"behaviour measured in $(awk -v a="$t_beh" 'BEGIN { printf "%.1f", a }') s;" \
 	"total $(secs "$t_start" "$t_end") s"

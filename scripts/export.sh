@@ -2,7 +2,8 @@
 # export.sh - write build/src's commits base..HEAD into patches/ as a
 # git format-patch series plus patches/series.  File names are stable
 # (NNNN-subject.patch) and the version footer and index hashes' churn is
-# stripped, so exporting an unchanged series changes nothing.
+# stripped, so exporting an unchanged series changes nothing.  SERIES=7.2:
+# build/src-7.2 into patches-7.2/ (scripts/series.sh).
 #
 # Each commit's git note (refs/notes/commits: checkpatch exceptions, the
 # patch's changelog) goes below its '---' line ('git format-patch
@@ -31,10 +32,11 @@
 #                                     base..COMMIT instead of build/src's HEAD
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
-src=$top/build/src
-out=$top/patches
+. "$top/scripts/series.sh"
+src=$SER_SRC
+out=$SER_PATCHES
 tip=HEAD
-cover=$top/patches/cover-letter.txt
+cover=$SER_PATCHES/cover-letter.txt
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -107,5 +109,5 @@ for f in "$tmp"/*.patch; do
 	[ "$b" = 0000-cover-letter.patch ] || echo "$b" >> "$out/series"
 done
 # patches/ now matches build/src: 'make' need not re-apply it
-[ "$out" = "$top/patches" ] && "$top/scripts/apply.sh" --record
-echo "export.sh: $(wc -l < "$out/series") patches${withcover:+ and a cover letter} in $out"
+[ "$out" = "$SER_PATCHES" ] && "$top/scripts/apply.sh" --record
+echo "export.sh: $(wc -l < "$out/series") patches$([ -f "$out/0000-cover-letter.patch" ] && echo " and a cover letter") in $out"

@@ -1,18 +1,27 @@
 #!/bin/bash
-# fetch-base.sh - fetch Debian's linux-source-6.12 and lay the perf base out
-# as a git repository in build/src, tagged 'base'.
+# fetch-base.sh - fetch Debian's linux-source package of a base and lay the
+# perf part out as a git repository, tagged 'base': linux-source-6.12 into
+# build/src (SERIES=6.12, the default), or Debian sid's linux-source-7.2
+# into build/src-7.2 (SERIES=7.2; scripts/series.sh).
 #
 # The .deb is kept in $PERF_DEFER_CACHE (default /var/cache/perf-defer) so
 # that reruns and CI on the same machine do not download it again.  The exact
-# package version is pinned in BASE-VERSION; if the mirror no longer has it,
-# the newest 6.12 is taken and a warning says so.
+# package version is pinned in BASE-VERSION (BASE-VERSION-7.2); if the
+# mirror no longer has it, the newest of that series is taken and a warning
+# says so.  6.12 comes from the host's apt sources (Debian 12); 7.2 from
+# Debian sid through a private apt configuration (scripts/sid-apt.sh: its
+# own sources.list, lists and cache in $PERF_DEFER_CACHE/sid-apt; the
+# host's apt setup is not touched; mirror: $SID_MIRROR, default
+# http://deb.debian.org/debian).
 # Also installs the build dependencies when they are missing (for
 # 'make install' too: asciidoc and xmlto render the man pages).
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/series.sh"
 cache=${PERF_DEFER_CACHE:-/var/cache/perf-defer}
-src=$top/build/src
-want=$(sed -n 's/^version=//p' "$top/BASE-VERSION")
+src=$SER_SRC
+pkg=$SER_PKG
+want=$(sed -n 's/^version=//p' "$SER_VERSION")
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 
 deps="gcc g++ make flex bison pkg-config python3 python3-dev perl git xz-utils
@@ -36,21 +45,31 @@ if [ -f "$src/.git/BASE-OK" ] && [ "$(cat "$src/.git/BASE-OK")" = "$want" ]; the
 fi
 
 mkdir -p "$cache"
-deb=$cache/linux-source-6.12_${want}_all.deb
+deb=$cache/${pkg}_${want}_all.deb
 if [ ! -s "$deb" ]; then
-	[ $updated = 1 ] || apt-get update -qq
+	if [ "$SER_APT" = sid ]; then
+		. "$top/scripts/sid-apt.sh"
+		sid_apt_init "$cache/sid-apt" "${SID_MIRROR:-}"
+		sid_apt_update "$cache/sid-apt/update.log" ||
+			{ cat "$cache/sid-apt/update.log" >&2; echo "fetch-base: apt-get update of sid failed" >&2; exit 1; }
+		apt=("${SID_APT[@]}")
+	else
+		[ $updated = 1 ] || apt-get update -qq
+		apt=()
+	fi
 	ver=$want
-	if ! apt-cache madison linux-source-6.12 | awk '{print $3}' | grep -qxF "$want"; then
-		ver=$(apt-cache madison linux-source-6.12 | awk '{print $3}' | sort -V | tail -1)
-		[ -n "$ver" ] || { echo "fetch-base: linux-source-6.12 not on the mirror" >&2; exit 1; }
-		echo "fetch-base: WARNING: $want is gone from the mirror, using the newest 6.12: $ver" >&2
-		deb=$cache/linux-source-6.12_${ver}_all.deb
+	if ! apt-cache "${apt[@]}" madison $pkg | awk '{print $3}' | grep -qxF "$want"; then
+		ver=$(apt-cache "${apt[@]}" madison $pkg | awk '{print $3}' | sort -V | tail -1)
+		[ -n "$ver" ] || { echo "fetch-base: $pkg not on the mirror" >&2; exit 1; }
+		echo "fetch-base: WARNING: $want is gone from the mirror, using the newest $SER: $ver" >&2
+		deb=$cache/${pkg}_${ver}_all.deb
 		want=$ver
 	fi
 	if [ ! -s "$deb" ]; then
+		echo "fetch-base: downloading $pkg $ver"
 		tmp=$(mktemp -d "$cache/dl.XXXXXX")
-		(cd "$tmp" && apt-get download -qq "linux-source-6.12=$ver")
-		mv "$tmp"/linux-source-6.12_*.deb "$deb"
+		(cd "$tmp" && apt-get "${apt[@]}" download -qq "$pkg=$ver")
+		mv "$tmp"/${pkg}_*.deb "$deb"
 		rmdir "$tmp"
 	fi
 fi
@@ -58,25 +77,20 @@ fi
 echo "fetch-base: extracting perf from $(basename "$deb")"
 rm -rf "$src"
 mkdir -p "$src"
+paths="Makefile scripts arch/x86/Makefile $SER_ARM64_TOOLS tools/arch tools/build
+tools/include tools/lib tools/perf tools/scripts"
 dpkg-deb --fsys-tarfile "$deb" |
-	tar -xO ./usr/src/linux-source-6.12.tar.xz | xz -dc |
-	tar -x -C "$src" --strip-components=1 \
-		linux-source-6.12/Makefile linux-source-6.12/scripts \
-		linux-source-6.12/arch/x86/Makefile \
-		linux-source-6.12/arch/arm64/tools/gen-sysreg.awk \
-		linux-source-6.12/arch/arm64/tools/sysreg \
-		linux-source-6.12/tools/arch linux-source-6.12/tools/build \
-		linux-source-6.12/tools/include linux-source-6.12/tools/lib \
-		linux-source-6.12/tools/perf linux-source-6.12/tools/scripts
+	tar -xO ./usr/src/$pkg.tar.xz | xz -dc |
+	tar -x -C "$src" --strip-components=1 $(for p in $paths; do echo "$pkg/$p"; done)
 cd "$src"
 git init -q
 git config user.name "perf-defer base"
 git config user.email "base@localhost"
 git add -A
-git commit -q -m "base: Debian linux-source-6.12 $want"
+git commit -q -m "base: Debian $pkg $want"
 git tag base
 # the series is ours: commits made here are the developers'
 git config user.name "Perf Defer Developers"
 git config user.email "perf-defer@localhost"
 echo "$want" > .git/BASE-OK
-echo "fetch-base: build/src at base ($want)"
+echo "fetch-base: $(rel "$src") at base ($want)"

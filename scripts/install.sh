@@ -16,6 +16,8 @@
 # written and changes nothing in the files (for packaging: a perf installed
 # with DESTDIR looks for its files under PREFIX).
 set -eu
+# (only the 6.12 series is installed)
+export SERIES=6.12
 top=$(cd "$(dirname "$0")/.." && pwd)
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 prefix=${PREFIX:-/usr/local}

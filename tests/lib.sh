@@ -4,9 +4,23 @@
 # (after 'skip REASON', which prints the reason), anything else fails.
 # What it prints goes to build/test-logs/NAME.log; the runner shows the
 # last lines of a failing test.
+#
+# Two bases: tests/run.sh runs every test with the 6.12 perf, and those
+# listed in tests/e2e-7.2.txt once more with the 7.2 perf (log NAME-7.2.log).
+# A test reads which one it runs with from
+#   PERF_BASE   6.12 (build/perf/perf, the default) or 7.2
+#               (build/perf-7.2/perf): where an expected value differs
+#               between the bases, [ "$PERF_BASE" = 7.2 ] chooses
+#   PERF_SRC    that base's applied source tree (build/src, build/src-7.2:
+#               tools/perf/tests/shell, the scripts of perf script)
 set -eu
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-PERF=${PERF:-$TOP/build/perf/perf}
+PERF_BASE=${PERF_BASE:-6.12}
+case $PERF_BASE in
+6.12) PERF=${PERF:-$TOP/build/perf/perf} PERF_SRC=${PERF_SRC:-$TOP/build/src} ;;
+7.2) PERF=${PERF:-$TOP/build/perf-7.2/perf} PERF_SRC=${PERF_SRC:-$TOP/build/src-7.2} ;;
+*) echo "tests/lib.sh: PERF_BASE=$PERF_BASE: 6.12 or 7.2" >&2; exit 2 ;;
+esac
 FIX=$TOP/tests/fixtures/real-7.2
 TMPD=$(mktemp -d "${TMPDIR:-/tmp}/perf-defer-test.XXXXXX")
 trap 'rm -rf "$TMPD"' EXIT

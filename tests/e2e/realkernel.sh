@@ -40,7 +40,12 @@
 . "$(dirname "$0")/../lib.sh"
 
 H=$TOP/tests/realkernel
-OUT=${REALKERNEL_OUT:-$TOP/build/realkernel/out}
+# (the 7.2 perf's recordings apart: each perf keeps its own)
+rk=realkernel
+[ "$PERF_BASE" = 6.12 ] || rk=realkernel-$PERF_BASE
+OUT=${REALKERNEL_OUT:-$TOP/build/$rk/out}
+# the shell test the harness runs in the guest: this base's
+export SRC=$PERF_SRC
 PY=/usr/bin/python3
 UPSTREAM=$TOP/tests/tools/upstream-perf.sh
 DEFER="st mt user long exit syswide perthread zstd pipe twoev offcpu_sw offcpu_swa offcpu_clk exec"
@@ -199,8 +204,8 @@ if [ $upstream_ok = 1 ]; then
 fi
 
 # 7. the shell test, run in the guest
-if [ -d "$TOP/build/src/tools/perf/tests/shell" ] &&
-   [ -f "$TOP/build/src/tools/perf/tests/shell/record_defer_callchain.sh" ]; then
+if [ -d "$PERF_SRC/tools/perf/tests/shell" ] &&
+   [ -f "$PERF_SRC/tools/perf/tests/shell/record_defer_callchain.sh" ]; then
 	[ -f "$OUT/shelltest.txt" ] || fail "the guest did not run the shell test record_defer_callchain.sh"
 	res=$(cut -f1 "$OUT/shelltest.txt")
 	echo "7. shell test record_defer_callchain.sh in the guest (perf test): $res, $(cut -f2 "$OUT/shelltest.txt") s"

@@ -113,7 +113,7 @@ mkdir -p "$HOME/.debug/[kernel.kallsyms]/$kbid"
 cp "$root/kallsyms.txt" "$HOME/.debug/[kernel.kallsyms]/$kbid/kallsyms"
 PATH=$(dirname "$PERF"):$PATH
 export PATH
-export PERF_EXEC_PATH=${PERF_EXEC_PATH:-$TOP/build/src/tools/perf}
+export PERF_EXEC_PATH=${PERF_EXEC_PATH:-$PERF_SRC/tools/perf}
 declare -A FUNCS=([mt_defer]="thread_a_entry a_outer a_inner thread_d_entry d_outer"
 		 [long_defer]="main long_outer long_read_inner fault_inner")
 for name in mt_defer long_defer; do

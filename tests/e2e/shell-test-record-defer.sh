@@ -12,7 +12,7 @@
 # (tests/e2e/realkernel.sh, check 7).
 . "$(dirname "$0")/../lib.sh"
 
-SH=$TOP/build/src/tools/perf/tests/shell
+SH=$PERF_SRC/tools/perf/tests/shell
 T=record_defer_callchain.sh
 NAME='perf record deferred user callchain tests'
 [ -f "$SH/$T" ] || skip "no tools/perf/tests/shell/$T in the series"
@@ -20,7 +20,7 @@ NAME='perf record deferred user callchain tests'
 head -2 "$SH/$T" | grep -qx "# $NAME" || fail "$T: its description is not '$NAME'"
 
 # from tools/perf, where perf test finds ./tests/shell
-(cd "$TOP/build/src/tools/perf" &&
+(cd "$PERF_SRC/tools/perf" &&
  PATH=$(dirname "$PERF"):$PATH "$PERF" test -vv "$NAME") > "$TMPD/log" 2>&1 || true
 cat "$TMPD/log"
 res=$(sed -n "s/^ *[0-9]*: $NAME *: *\([A-Za-z!]*\).*/\1/p" "$TMPD/log" | tail -1)

@@ -8,10 +8,12 @@
 # 1. installs qemu-system-x86, busybox-static, cpio (and python3-zstandard,
 #    for tests/tools/deferred_stats.py on -z files) with apt if missing;
 # 2. gets Debian sid's newest linux-image-7.2.*-cloud-amd64 from the Debian
-#    mirror with a private apt configuration (its own sources.list, lists
-#    and cache: the host's apt setup is not touched) and unpacks its
-#    linux-base/linux-binary/linux-modules packages (vmlinuz, virtio_blk.ko),
-#    all cached under ${PERF_DEFER_CACHE:-/var/cache/perf-defer}/realkernel;
+#    mirror with a private apt configuration (scripts/sid-apt.sh: its own
+#    sources.list, lists and cache in $PERF_DEFER_CACHE/sid-apt, shared
+#    with scripts/fetch-base.sh's linux-source-7.2; the host's apt setup is
+#    not touched) and unpacks its linux-base/linux-binary/linux-modules
+#    packages (vmlinuz, virtio_blk.ko), cached under
+#    ${PERF_DEFER_CACHE:-/var/cache/perf-defer}/realkernel;
 # 3. builds our static frame pointer workloads (workloads/*.c);
 # 4. builds an initramfs: busybox-static, $PERF (default build/perf/perf)
 #    with the shared libraries ldd lists, the workloads at /realkernel/bin,
@@ -96,16 +98,13 @@ command -v qemu-system-x86_64 > /dev/null || unavailable "no qemu-system-x86_64"
 T1=$(now)
 exec 9> "$CACHE/.lock"
 flock 9
-APT=$CACHE/apt
-mkdir -p "$APT/lists/partial" "$APT/cache/archives/partial" "$CACHE/debs" "$CACHE/kernels"
-echo "deb $MIRROR sid main" > "$APT/sources.list"
-A=(-o Dir::Etc::SourceList="$APT/sources.list" -o Dir::Etc::SourceParts=/dev/null
-   -o Dir::Etc::Preferences=/dev/null -o Dir::Etc::PreferencesParts=/dev/null
-   -o Dir::State::Lists="$APT/lists" -o Dir::Cache="$APT/cache"
-   -o APT::Architecture=amd64 -o APT::Architectures::=amd64 -o Debug::NoLocking=1)
+mkdir -p "$CACHE/debs" "$CACHE/kernels"
+. "$TOP/scripts/sid-apt.sh"
+sid_apt_init "$(dirname "$CACHE")/sid-apt" "$MIRROR" || unavailable "cannot create $(dirname "$CACHE")/sid-apt"
+A=("${SID_APT[@]}")
 KVER=""
 log "sid package lists ($MIRROR)"
-if apt-get "${A[@]}" -q update > "$CACHE/apt-update.log" 2>&1; then
+if sid_apt_update "$CACHE/apt-update.log"; then
 	KVER=$(apt-cache "${A[@]}" pkgnames linux-image-7.2. |
 		sed -n 's/^linux-image-\(7\.2\.[0-9.]*+[a-z0-9.]*-cloud-amd64\)$/\1/p' | sort -V | tail -1)
 	[ -n "$KVER" ] || echo "no linux-image-7.2.*-cloud-amd64 in sid now"

@@ -1,0 +1,11 @@
+#!/bin/bash
+# build-perf.sh - build the perf of a base and its series, if its sources
+# changed: build/src into build/perf/perf (SERIES=6.12, the default), or
+# build/src-7.2 into build/perf-7.2/perf (SERIES=7.2), with that base's
+# make arguments (scripts/series.sh); what 'make' runs after apply.sh.
+#
+#   scripts/build-perf.sh [ARGS]   scripts/build.sh --if-changed [ARGS]
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/series.sh"
+SRC=$SER_SRC O=$SER_PERF_O exec "$top/scripts/build.sh" --if-changed "${SER_BUILD_ARGS[@]}" "$@"

@@ -1,0 +1,35 @@
+# sid-apt.sh - sourced (not run): a private apt configuration for Debian
+# sid, to look packages of sid up and download them on any Debian host
+# without touching the host's apt setup: its own sources.list ("deb MIRROR
+# sid main"), package lists and cache, no preferences, amd64 only.  Used by
+# scripts/fetch-base.sh (SERIES=7.2: linux-source-7.2) and
+# tests/realkernel/run.sh (linux-image-7.2.*-cloud-amd64).
+#
+#   . scripts/sid-apt.sh
+#   sid_apt_init DIR [MIRROR]   lists and cache under DIR (default
+#                               $PERF_DEFER_CACHE/sid-apt); MIRROR default
+#                               http://deb.debian.org/debian; sets SID_APT,
+#                               the options to give apt-get and apt-cache:
+#                               apt-cache "${SID_APT[@]}" show PKG
+#   sid_apt_update LOG          apt-get update of those lists, output in
+#                               LOG; one update at a time per DIR
+sid_apt_init() {
+	SID_APT_DIR=${1:-${PERF_DEFER_CACHE:-/var/cache/perf-defer}/sid-apt}
+	local mirror=${2:-http://deb.debian.org/debian}
+	mkdir -p "$SID_APT_DIR/lists/partial" "$SID_APT_DIR/cache/archives/partial" || return 1
+	# (rewritten only when it changes: another run may be reading it)
+	if [ "$(cat "$SID_APT_DIR/sources.list" 2>/dev/null)" != "deb $mirror sid main" ]; then
+		echo "deb $mirror sid main" > "$SID_APT_DIR/sources.list.tmp" &&
+			mv "$SID_APT_DIR/sources.list.tmp" "$SID_APT_DIR/sources.list"
+	fi
+	SID_APT=(-o Dir::Etc::SourceList="$SID_APT_DIR/sources.list" -o Dir::Etc::SourceParts=/dev/null
+		-o Dir::Etc::Preferences=/dev/null -o Dir::Etc::PreferencesParts=/dev/null
+		-o Dir::State::Lists="$SID_APT_DIR/lists" -o Dir::Cache="$SID_APT_DIR/cache"
+		-o APT::Architecture=amd64 -o APT::Architectures::=amd64 -o Debug::NoLocking=1)
+}
+sid_apt_update() { # LOG
+	(
+		flock 7
+		apt-get "${SID_APT[@]}" -q update
+	) 7> "$SID_APT_DIR/.update.lock" > "$1" 2>&1
+}
