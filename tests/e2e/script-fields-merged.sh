@@ -41,6 +41,9 @@
 . "$(dirname "$0")/../lib.sh"
 
 S=$(symroot)
+# perf 7.2 shows inlined functions as frames of their own (unpatched 7.2
+# too): the expected values here are the frames of the callchains
+[ "${PERF_BASE:-6.12}" != 7.2 ] || S="$S --no-inline"
 TOOLS=$TOP/tests/tools
 # sf ARGS: tests/tools/script_fields.py ARGS
 sf() { python3 "$TOOLS/script_fields.py" "$@"; }
@@ -126,8 +129,11 @@ print(json.load(open(sys.argv[1]))["unmatched_samples_taken_AFTER_their_cookies_
 	pscript "$o.src" -F +srcline &&
 		check "-F +srcline" sf frames "$o.def" "$o.src" &&
 		check "-F +srcline lines" sf srcline "$bin.c" "$o.src" || errs=$((errs + 1))
-	pscript "$o.inl" --inline &&
-		check "--inline" sf frames "$o.def" "$o.inl" || errs=$((errs + 1))
+	# (perf 7.2 adds inlined frames with --inline: not the same frames)
+	if [ "${PERF_BASE:-6.12}" != 7.2 ]; then
+		pscript "$o.inl" --inline &&
+			check "--inline" sf frames "$o.def" "$o.inl" || errs=$((errs + 1))
+	fi
 	if [ -n "$time" ]; then
 		pscript "$o.ns" --ns && check "--ns" sf ns "$o.def" "$o.ns" ||
 			errs=$((errs + 1))
