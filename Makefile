@@ -57,9 +57,10 @@ export:
 demo: build
 	scripts/demo.sh
 
-# the tests also need perf 6.12 without the series (build/perf-base)
+# the tests also need perf 6.12 and perf 7.2 without their series (build/perf-base, build/perf-7.2-base)
 check: build
 	SERIES=6.12 scripts/build-base-perf.sh
+	SERIES=7.2 scripts/build-base-perf.sh
 	tests/run.sh
 
 check-series:
