@@ -32,7 +32,10 @@
 #     never by a signal (a crash);
 #   - the sample count of 'perf script' and of 'perf report --stats', and
 #     the number of callchain frames 'perf script' shows, never go down
-#     from one prefix to the next (a lost user stack is fewer frames);
+#     from one prefix to the next (a lost user stack is fewer frames),
+#     but for one frame per deferred sample without a user part ('without
+#     user callchain' in --stats): where the base shows its cookie as a
+#     frame (upstream perf 7.2), the series shows its kernel part only;
 #   - once 'perf report --stats' works, 'perf inject -o X' exits 0 and X
 #     has the same number of samples, and (once the prefix parses record 22,
 #     i.e. counts CALLCHAIN_DEFERRED records) the same number of them;
@@ -91,7 +94,8 @@ if [ -n "${perf:-}" ]; then
 			awk -v n="$1" '
 				$1 == "SAMPLE" && $2 == "events:" && !s { s = $3 }
 				$1 == "CALLCHAIN_DEFERRED" && $2 == "events:" && !d { d = $3 }
-				END { printf "%s.samples %d\n%s.deferred %d\n", n, s, n, d }' "$tmp/out"
+				/^ *without user callchain: / && !u { u = $4 }
+				END { printf "%s.samples %d\n%s.deferred %d\n%s.nouser %d\n", n, s, n, d, n, u }' "$tmp/out"
 		fi
 	}
 	for f in $fixtures; do
@@ -168,10 +172,15 @@ for f in $fixtures; do
 	for k in script.samples stats.samples frames.count; do
 		cur=$(get $c $f.$k)
 		[ -n "$cur" ] || continue
+		# a deferred sample whose record never came: a perf that shows
+		# its cookie as a frame (upstream 7.2) has one frame more for it
+		# than one that shows its kernel part only (--stats counts them)
+		slack=0
+		[ $k = frames.count ] && slack=$(get $c $f.stats.nouser)
 		for ((i = c - 1; i >= 0; i--)); do
 			prev=$(get $i $f.$k)
 			[ -n "$prev" ] || continue
-			[ "$cur" -ge "$prev" ] ||
+			[ "$((cur + ${slack:-0}))" -ge "$prev" ] ||
 				problem "$f: $k went down to $cur, from $prev with $([ $i = 0 ] && echo "the base" || echo "the prefix before")"
 			break
 		done
