@@ -25,6 +25,10 @@
 #      root of the stack, named (thread_a_entry, main...);
 #   4. `perf script report flamegraph -f json -o FILE` (d3-flame-graph
 #      data; the HTML output needs d3-flame-graph's template): the same.
+#      With perf 7.2 (PERF_BASE=7.2) `perf script report flamegraph -- -f
+#      json -o FILE`: 7.2's flamegraph-report passes its arguments to perf
+#      script without the "--" of 6.12's, and perf script would take -f as
+#      its own --force.
 #
 # Skipped if perf is built without libpython.  The test can fail: perf
 # before the series' script patch prints the records on stdout between the
@@ -114,6 +118,8 @@ cp "$root/kallsyms.txt" "$HOME/.debug/[kernel.kallsyms]/$kbid/kallsyms"
 PATH=$(dirname "$PERF"):$PATH
 export PATH
 export PERF_EXEC_PATH=${PERF_EXEC_PATH:-$PERF_SRC/tools/perf}
+FLAME=(-f json -o flame.json)
+[ "${PERF_BASE:-6.12}" != 7.2 ] || FLAME=(-- "${FLAME[@]}")
 declare -A FUNCS=([mt_defer]="thread_a_entry a_outer a_inner thread_d_entry d_outer"
 		 [long_defer]="main long_outer long_read_inner fault_inner")
 for name in mt_defer long_defer; do
@@ -131,7 +137,7 @@ for name in mt_defer long_defer; do
 		echo "FAIL $name gecko: $r"
 		bad=$((bad + 1))
 	fi
-	if ! (cd "$w" && perf script report flamegraph -f json -o flame.json) \
+	if ! (cd "$w" && perf script report flamegraph "${FLAME[@]}") \
 		> "$w/flame.log" 2>&1 < /dev/null || [ ! -s "$w/flame.json" ]; then
 		echo "FAIL $name: perf script report flamegraph -f json: $(tail -3 "$w/flame.log")"
 		bad=$((bad + 1))
