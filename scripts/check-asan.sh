@@ -13,8 +13,9 @@
 # (tests/lib.sh).
 #   ASAN_OPTIONS=detect_leaks=0   perf frees little at exit, by design
 #   UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
-# A few tests run with some UBSan checks suppressed (UBSAN_SUPP below: a
-# known base perf 6.12 behaviour, with the reason).
+# Every UBSan check is on for every test, alignment included: events that
+# are not 8-byte aligned in a file (perf record -z of 6.12, HEADER_FEATUREs
+# of a pipe copied by perf inject) are read through an aligned copy.
 # PERF_DEFER_SANITIZER=1 tells tests that time or memory use is not
 # comparable (tests/e2e/bad-input.sh then skips its peak RSS check).
 # The series checks (check-series: checkpatch and a build of each patch)
@@ -41,20 +42,6 @@ declare -A SKIP=(
 	[fuzz-short]="fuzzes its own ASan+UBSan build (build/perf-afl), not \$PERF"
 )
 for n in ${CHECK_ASAN_SKIP:-}; do SKIP[$n]="CHECK_ASAN_SKIP"; done
-# UBSan checks turned off for one test (UBSan suppressions), with the reason
-declare -A UBSAN_SUPP=(
-	# perf 6.12's 'perf record -z' writes PERF_RECORD_COMPRESSED records
-	# of any size, so every later event in its file is misaligned (the
-	# reason 7.x writes COMPRESSED2): the base reader and every parser
-	# read them as they are, which x86 allows
-	[read-perf72-zstd-pipe]="alignment:*"
-	# perf 7.2 writes HEADER_FEATURE records of any size in pipe mode, and
-	# perf inject (like 7.2's own) copies them into the data of the file it
-	# writes: every later event of that file is misaligned
-	[inject-keeps-deferred]="alignment:*"
-	[inject-merge-callchains]="alignment:*"
-)
-
 if [ -z "${CHECK_ASAN_NO_BUILD:-}" ]; then
 	O=$O "$top/scripts/build.sh" --if-changed DEBUG=1 \
 		EXTRA_CFLAGS='-fno-omit-frame-pointer -fsanitize=address,undefined' \
@@ -94,13 +81,7 @@ for name in "${names[@]}"; do
 	fi
 	t0=$(date +%s)
 	rm -f "$log"/san.*
-	supp=
-	if [ -n "${UBSAN_SUPP[$name]:-}" ]; then
-		printf '%s\n' ${UBSAN_SUPP[$name]} > "$log/$name.supp"
-		supp=:suppressions=$log/$name.supp
-		echo "note  $name: UBSan checks off: ${UBSAN_SUPP[$name]}"
-	fi
-	export UBSAN_OPTIONS=$ubsan$supp
+	export UBSAN_OPTIONS=$ubsan
 	if [ -f "$top/tests/e2e/$name.sh" ] && grep -qF -- "$name" <<< "$series"; then
 		# run.sh would take the name for a patch's and run check-series too
 		tlog=$log/$name.log
