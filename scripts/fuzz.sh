@@ -55,14 +55,17 @@
 # hangs for 20 s) was found, or any crash at all with --strict (the
 # campaign that must find none), 77 if afl++/clang cannot be had.
 # --triage only runs the triage again on DIR's crashes (no build, no fuzzing).
-# Crashes found: minimise one with
-#   afl-tmin -i CRASH -o tests/fuzz/found/NAME.data -- \
-#       build/perf-afl/perf script --kallsyms=DIR/ks.txt -i @@
-# (the saved inputs are complete perf.data files, file or pipe mode: `perf
-# script -i CRASH` reproduces) and keep it there until it is fixed, then
-# in tests/fuzz/regressions: tests/e2e/fuzz-regressions.sh runs perf on
-# every such file.  Base perf 6.12 bugs found so far: tests/fuzz/README.md
-# (the mutator does not steer around them).
+# Crashes found (the saved inputs are complete perf.data files, file or
+# pipe mode: `perf script -i CRASH` reproduces): minimise one keeping its
+# crash with (build/perf-asan: make check-asan's build)
+#   tests/fuzz/minimise.py --args "script --kallsyms=DIR/ks.txt" CRASH \
+#       tests/fuzz/found/NAME.data
+# (afl-tmin keeps any crash, and drifts), keep it there with its cause in
+# tests/fuzz/found/README.md and its signature in known.txt until it is
+# fixed, then in tests/fuzz/regressions: tests/e2e/fuzz-regressions.sh
+# runs perf on every such file.  Base perf 6.12 bugs found so far:
+# tests/fuzz/README.md and tests/fuzz/found (the mutator does not steer
+# around them).
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 secs=60 jobs=1 out=$top/build/fuzz build=1 modes=both defer=1 strict='' triage_only=''
