@@ -13,6 +13,7 @@ whose header features lie about their sizes:
   feat-numa-nr           NUMA_TOPOLOGY claiming 0x55000001 nodes
   feat-cmdline-cut       CMDLINE claiming 3 strings, holding 1
   feat-cpu-topology-cut  CPU_TOPOLOGY claiming 2 sibling lists, holding 1
+  feat-build-id-size     BUILD_ID record of 65528 bytes (a 65492-byte file name)
 
 Usage: crafted_features.py OUTDIR   (tests/fuzz/regressions)
 """
@@ -24,7 +25,7 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 GEN = os.path.join(HERE, "..", "tools", "gen_perfdata.py")
-HOSTNAME, OSRELEASE, CMDLINE, EVENT_DESC, MEM_TOPOLOGY = 3, 4, 11, 12, 22
+BUILD_ID, HOSTNAME, OSRELEASE, CMDLINE, EVENT_DESC, MEM_TOPOLOGY = 2, 3, 4, 11, 12, 22
 CPU_TOPOLOGY, NUMA_TOPOLOGY = 13, 14
 
 
@@ -72,6 +73,9 @@ def files(base):
     yield "feat-numa-nr", {NUMA_TOPOLOGY: struct.pack("<IIQQ", 0x55000001, 0, 1, 1) + string(b"0\0\0\0")}
     yield "feat-cmdline-cut", {CMDLINE: struct.pack("<I", 3) + string(b"perf\0\0\0\0")}
     yield "feat-cpu-topology-cut", {CPU_TOPOLOGY: struct.pack("<I", 2) + string(b"0-1\0")}
+    # PERF_RECORD_HEADER_BUILD_ID, pid, build id, then the file name
+    bid = struct.pack("<IHHi", 67, 0, 0xfff8, -1) + b"\x11" * 20 + b"\x14\0\0\0"
+    yield "feat-build-id-size", {BUILD_ID: bid + b"A" * (0xfff8 - len(bid))}
 
 
 def main():
