@@ -1,8 +1,9 @@
 #!/bin/bash
 # fuzz-regressions: perf survives every input kept in tests/fuzz/regressions/
 # (minimised fuzzer finds, and crafted inputs of the same kind): perf script
-# (merged and --no-merge-callchains), perf report --stats and perf report
-# --header-only -I (the header features' print) are not killed
+# (merged and --no-merge-callchains), perf report --stats, perf report
+# --header-only -I (the header features' print) and perf stat report (the
+# records of perf stat record: maps, STAT_CONFIG, STAT, STAT_ROUND) are not killed
 # by a signal and, under check-asan, write no sanitizer report.  Their exit
 # status is not checked: a broken file may well be refused.
 # With perf 6.12 and valgrind installed (and not under check-asan), perf
@@ -27,7 +28,7 @@ for f in "$TOP"/tests/fuzz/regressions/*.data; do
 	n=$((n + 1))
 	name=$(basename "$f")
 	for args in "script" "script --no-merge-callchains" "report --stats" \
-		    "report --header-only -I"; do
+		    "report --header-only -I" "stat report"; do
 		rc=0
 		# shellcheck disable=SC2086 # $args is a list
 		timeout 120 "$PERF" $args --kallsyms="$TMPD/ks.txt" -i "$f" > /dev/null \

@@ -28,6 +28,9 @@ sample_type IP|TID|TIME|CALLCHAIN|ID|PERIOD, sample_id_all):
   fork-same-tid         two FORKs whose child has its parent's tid, not pid
   mmap2-build-id-size   MMAP2 with a build id of 255 bytes (20 at most)
   mmap-wrap             MMAP and MMAP2 whose start + len wraps around
+  stat-no-config        THREAD_MAP, CPU_MAP, STAT and STAT_ROUND, no
+                        STAT_CONFIG (perf stat report)
+  stat-before-maps      STAT and STAT_ROUND before the THREAD_MAP and CPU_MAP
 
 Usage: crafted.py OUTDIR   (tests/fuzz/regressions)
 """
@@ -184,6 +187,13 @@ def files():
     b += ev(10, 2, struct.pack("<IIQQQIIQQII", 100, 100, 2**64 - 0x2000, 0x20000, 0, 8, 1, 2, 0, 5, 2)
             + b"/bin/false\0".ljust(16, b"\0") + sid(100, t + 2))
     yield "mmap-wrap", PRE + b + sample(100, t + 5, [KERNEL, KIP, 2**64 - 512, 2**64 - 0x800], misc=2) + rnd()
+    # perf stat's records: both maps, a count and a round, but no STAT_CONFIG
+    b = ev(73, 0, struct.pack("<Q", 1) + struct.pack("<Q", 100) + b"crafted".ljust(16, b"\0"))
+    b += ev(74, 0, struct.pack("<HHHH", 0, 1, 0, 0))
+    b += ev(76, 0, struct.pack("<QIIQQQ", ID, 0, 0, 100, 1000, 1000))
+    yield "stat-no-config", PRE + b + ev(77, 0, struct.pack("<QQ", 1, t))
+    b = ev(76, 0, struct.pack("<QIIQQQ", ID, 0, 0, 100, 1000, 1000))
+    yield "stat-before-maps", PRE + b + ev(77, 0, struct.pack("<QQ", 1, t))
 
 
 def main():
