@@ -27,12 +27,12 @@ for f in "$TOP"/tests/fuzz/regressions/*.data; do
 	[ -f "$f" ] || continue
 	n=$((n + 1))
 	name=$(basename "$f")
-	for args in "script" "script --no-merge-callchains" "report --stats" \
-		    "report --header-only -I" "stat report"; do
+	ks=--kallsyms="$TMPD/ks.txt"
+	for args in "script $ks" "script --no-merge-callchains $ks" "report --stats $ks" \
+		    "report --header-only -I $ks" "stat report"; do
 		rc=0
 		# shellcheck disable=SC2086 # $args is a list
-		timeout 120 "$PERF" $args --kallsyms="$TMPD/ks.txt" -i "$f" > /dev/null \
-			2> "$TMPD/err" || rc=$?
+		timeout 120 "$PERF" $args -i "$f" > /dev/null 2> "$TMPD/err" || rc=$?
 		no_sanitizer_report "$TMPD/err"
 		[ $rc != 124 ] || fail "$name: perf $args runs over 120 s"
 		if [ $rc -gt 128 ] && [ $rc -lt 160 ]; then
