@@ -290,14 +290,16 @@ export UBSAN_OPTIONS=print_stacktrace=1
 crashes=0 hangs=0 known=0
 : > "$out/triage.txt"
 for m in $modes; do
-for f in "$out/$m"/out/*/crashes/id:* "$out/$m"/out/*/hangs/id:*; do
+# crashes.DATE and hangs.DATE: those saved before afl-fuzz was started
+# again (on resuming, afl-fuzz moves them aside)
+for f in "$out/$m"/out/*/crashes*/id:* "$out/$m"/out/*/hangs*/id:*; do
 	[ -f "$f" ] || continue
 	inst=$(basename "$(dirname "$(dirname "$f")")")
 	i=0
 	[ "$inst" = main ] || i=${inst#sec}
 	args=${targets[$i]//@@/$f}
 	case $f in
-	*/hangs/*)
+	*/hangs/*|*/hangs.*/*)
 		# shellcheck disable=SC2086
 		{ timeout 20 "$PERF_AFL" $args > /dev/null 2> "$out/last.err"; } 2> /dev/null
 		[ $? = 124 ] || continue
