@@ -2,8 +2,9 @@
 # fuzz-regressions: perf survives every input kept in tests/fuzz/regressions/
 # (minimised fuzzer finds, and crafted inputs of the same kind): perf script
 # (merged and --no-merge-callchains), perf report --stats, perf report
-# --header-only -I (the header features' print) and perf stat report (the
-# records of perf stat record: maps, STAT_CONFIG, STAT, STAT_ROUND) are not killed
+# --header-only -I (the header features' print), perf report -D (every
+# record's dump) and perf stat report (the records of perf stat record:
+# maps, STAT_CONFIG, STAT, STAT_ROUND) are not killed
 # by a signal and, under check-asan, write no sanitizer report.  Their exit
 # status is not checked: a broken file may well be refused.
 # With perf 6.12 and valgrind installed (and not under check-asan), perf
@@ -29,7 +30,7 @@ for f in "$TOP"/tests/fuzz/regressions/*.data; do
 	name=$(basename "$f")
 	ks=--kallsyms="$TMPD/ks.txt"
 	for args in "script $ks" "script --no-merge-callchains $ks" "report --stats $ks" \
-		    "report --header-only -I $ks" "stat report"; do
+		    "report --header-only -I $ks" "report -D $ks" "stat report"; do
 		rc=0
 		# shellcheck disable=SC2086 # $args is a list
 		timeout 120 "$PERF" $args -i "$f" > /dev/null 2> "$TMPD/err" || rc=$?
