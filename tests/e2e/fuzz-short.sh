@@ -11,7 +11,9 @@
 # tests/fuzz/afl-deferred-forkserver.patch) with afl-clang-fast, ASan and
 # UBSan (a few minutes when build/src changed; $PERF is not used).  Skips,
 # with the reason, when afl++ or its clang cannot be installed.
-# FUZZ_SECONDS changes the duration (both modes together).
+# FUZZ_SECONDS changes the duration (both modes together).  Then the
+# AFL build runs every input of tests/fuzz/regressions, as fuzz-regressions
+# does with $PERF: clang's UBSan traps where GCC's does not.
 . "$(dirname "$0")/../lib.sh"
 
 rc=0
@@ -26,3 +28,25 @@ esac
 for m in file pipe; do
 	grep -q "^fuzz.sh: $m main: [1-9][0-9]* execs" "$TMPD/fuzz.out" || fail "afl-fuzz did not run in $m mode"
 done
+
+# Every regression input once more through the AFL build just fuzzed: its
+# clang UBSan traps on what the GCC one of make check-asan lets pass (a
+# pointer overflow: intel-pt-filter-len), as afl-fuzz runs it (allocations
+# the file asks for may fail).
+afl=${O:-$TOP/build/perf-afl}/perf
+printf 'ffffffff81000000 T _stext\n' > "$TMPD/ks.txt"
+n=0
+for f in "$TOP"/tests/fuzz/regressions/*.data; do
+	n=$((n + 1))
+	for args in "script" "script --no-merge-callchains"; do
+		rc=0
+		# shellcheck disable=SC2086 # $args is a list
+		ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=0 timeout 120 \
+			"$afl" $args --kallsyms="$TMPD/ks.txt" -i "$f" > /dev/null 2> "$TMPD/err" || rc=$?
+		[ $rc != 124 ] || fail "$(basename "$f"): the AFL build's perf $args runs over 120 s"
+		if [ $rc -gt 128 ] && [ $rc -lt 160 ]; then
+			fail "$(basename "$f"): the AFL build's perf $args killed by signal $((rc - 128))"
+		fi
+	done
+done
+echo "fuzz-short: the AFL build survives the $n regression inputs"
