@@ -9,6 +9,10 @@
 #   CELL  a file of build/bench/data (default 1M-32kt; run tests/bench/run.sh
 #         --cells CELL once to generate it)
 #   PERF  default build/perf/perf
+#   LL=BYTES in the environment simulates a last-level cache of that size
+#         (16-way, 64-byte lines) instead of the machine's: on a shared host
+#         the L3 that valgrind detects (hundreds of MB) is not what one
+#         process gets; LL=2097152 models only the core's own L2
 #
 # Prints, for merged and floor: instructions (Ir), D1 and LL data misses,
 # and "cost" = Ir + 10 * D1 misses + 100 * LL misses (a rough cycle
@@ -28,7 +32,8 @@ trap 'rm -rf "$work"' EXIT
 for v in merged floor; do
 	f=$data/$cell.data
 	[ $v = floor ] && f=$data/$cell.floor.data
-	valgrind --tool=cachegrind --cache-sim=yes --cachegrind-out-file="$work/$v.out" \
+	valgrind --tool=cachegrind --cache-sim=yes ${LL:+--LL=$LL,16,64} \
+		--cachegrind-out-file="$work/$v.out" \
 		"$perf" script --kallsyms="$syms" -i "$f" > /dev/null 2> "$work/$v.log" &
 done
 wait
