@@ -8,9 +8,12 @@
 # Usage: tests/bench/compare.py N NAME=PERF:WHAT...
 #   WHAT  merged (perf script), nomerge (perf script --no-merge-callchains),
 #         floor (perf script of the floor file), stats, sfloor (perf report
-#         --stats of the deferred and the floor file)
+#         --stats of the deferred and the floor file), rfloor, srfloor (the
+#         same on the floor file with the records, tests/bench/lower-bound.sh)
 #   CELL=NAME in the environment picks the file of build/bench/data
 #   (default 1M-32kt; tests/bench/run.sh --cells NAME generates it)
+#   RATIOS="A/B ..." in the environment prints the ratios of those best
+#   cpu times too
 # e.g. tests/bench/compare.py 5 old=/tmp/perf-old:merged new=build/perf/perf:merged \
 #          floor=build/perf/perf:floor
 import os
@@ -30,6 +33,8 @@ what = {
     'floor': ['script', '-i', f'{data}/{cell}.floor.data'],
     'stats': ['report', '--stats', '-i', f'{data}/{cell}.data'],
     'sfloor': ['report', '--stats', '-i', f'{data}/{cell}.floor.data'],
+    'rfloor': ['script', '-i', f'{data}/{cell}.floor-records.data'],
+    'srfloor': ['report', '--stats', '-i', f'{data}/{cell}.floor-records.data'],
 }
 if len(sys.argv) < 3:
     sys.exit(__doc__ or 'usage: compare.py N NAME=PERF:WHAT...')
@@ -53,3 +58,6 @@ for name, _ in cells:
     cpu = [r[1] for r in runs[name]]
     print(f'{name:12s} wall best {min(wall):.3f} med {statistics.median(wall):.3f}  '
           f'cpu best {min(cpu):.3f} med {statistics.median(cpu):.3f}')
+for ratio in os.environ.get('RATIOS', '').split():
+    a, b = ratio.split('/')
+    print(f'{ratio}: {min(r[1] for r in runs[a]) / min(r[1] for r in runs[b]):.3f}x (best cpu)')

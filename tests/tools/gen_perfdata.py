@@ -5,7 +5,9 @@ Writes, at any scale, a perf.data file ("deferred file") laid out like a
 recording made with `perf record --call-graph fp,defer` on a Linux 6.19+
 kernel, and optionally the same samples with ordinary full callchains
 ("floor file": the same stacks as PERF_CONTEXT_USER chains, no record 22),
-which any perf can read.  Python 3 standard library only; no perf code.
+which any perf can read.  With --floor-records the floor file carries the
+records as well, for a perf that reads and drops them: a lower bound of
+what merging them can cost.  Python 3 standard library only; no perf code.
 
 The deferred file
   - one cpu-clock event (PERF_TYPE_SOFTWARE, config 0, freq 1000) with
@@ -977,6 +979,8 @@ class Gen:
                         ex["matched_samples_whose_deferred_record_is_EARLIER_in_file_order"] += 1
                 else:
                     bd.append(pl[0])
+                    if a.floor_records:
+                        bf.append(pl[0])
                     if pl[1] is not None:
                         pl[1].rec_seq = self.seq
             bd.append(fr)
@@ -1064,6 +1068,9 @@ def main():
                                  epilog="See the module docstring (head of this file) for the model.")
     ap.add_argument("-o", "--output", required=True, help="deferred perf.data file to write")
     ap.add_argument("--floor", help="also write the same samples with full callchains here")
+    ap.add_argument("--floor-records", action="store_true",
+                    help="write the records into the floor file too: what reading them costs "
+                         "a perf that drops them (tests/bench/lower-bound.sh)")
     ap.add_argument("--samples", type=int, default=1000, help="total samples (default 1000)")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--procs", type=int, default=1, help="processes the threads are spread over")
@@ -1198,7 +1205,8 @@ def main():
         ex["deferred_with_same_tid_cookie_more_than_once"] = g.info["bad"].get("dup", 0) + \
             (sum(g.cookie0_tids.values()) > 1)
     out["expect"] = g.ex
-    out["floor_expect"] = dict(samples=g.ex["samples"], deferred_records=0,
+    out["floor_expect"] = dict(samples=g.ex["samples"],
+                               deferred_records=g.ex["deferred_records"] if a.floor_records else 0,
                                samples_with_USER_DEFERRED=0)
     json.dump(out, sys.stdout, indent=1)
     print()
