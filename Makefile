@@ -3,7 +3,8 @@
 #   make               fetch the bases, apply patches/series and
 #                      patches-7.2/series, build build/perf/perf and
 #                      build/perf-7.2/perf
-#   make demo          the patched perf on a bundled real recording
+#   make demo          the patched perf 6.12 on a bundled real recording
+#                      (fetches and builds 6.12 only)
 #   make check         every test (tests/run.sh), after building
 #   make check-series  checkpatch, a build and a behaviour check of every prefix
 #   make install       install perf, its scripts and man pages (PREFIX, DESTDIR)
@@ -54,13 +55,20 @@ install:
 export:
 	$(call each,scripts/export.sh)
 
-demo: build
+# 6.12's perf only: the demo shows nothing of 7.2's
+demo:
+	@$(MAKE) --no-print-directory build SERIES=6.12
 	scripts/demo.sh
 
-# the tests also need perf 6.12 and perf 7.2 without their series (build/perf-base, build/perf-7.2-base)
+# the tests also need perf 6.12 without the series (build/perf-base: the
+# first of the series checks' builds) and upstream perf 7.2 (Debian sid's,
+# to compare with and as the unpatched 7.2; its sid root is made beside the
+# build: it waits on the network, the build on the processors)
 check: build
-	SERIES=6.12 scripts/build-base-perf.sh
-	SERIES=7.2 scripts/build-base-perf.sh
+	@tests/tools/upstream-perf.sh --setup > build/upstream-setup.log 2>&1 & up=$$!; \
+	SERIES=6.12 scripts/build-base-perf.sh; rc=$$?; \
+	wait $$up || echo "make check: no upstream perf 7.2 to compare with: $$(tail -n 1 build/upstream-setup.log)"; \
+	exit $$rc
 	tests/run.sh
 
 check-series:

@@ -1,22 +1,36 @@
 #!/bin/bash
 # build-base-perf.sh - build perf 6.12 WITHOUT the series (the tag 'base')
-# into build/perf-base, from a worktree build/wt/base of build/src;
-# SERIES=7.2: perf 7.2 without its series into build/perf-7.2-base, from
-# build/wt/base-7.2 (scripts/series.sh).
+# into build/perf-base; SERIES=7.2: perf 7.2 without its series into
+# build/perf-7.2-base (scripts/series.sh).
 #
 # perf 6.12 is the "tool that knows nothing of deferral" of the tests: perf
 # inject --merge-callchains must write files it reads.  Unpatched perf 7.2
 # is what the peer suite (tests/peer/run.sh) compares the 7.2 series with.
-# Same flags as our perf; skipped when that tree was built already
-# (build.sh --if-changed).
+#
+# The base is the first build of the series checks (scripts/check-series.sh
+# builds base, base+1, base+2, ... one after the other in build/check-series
+# and goes on from each to the next): it is built there, and build/perf-base
+# is a copy of that build directory.  So a cold 'make check' compiles the
+# base once, not twice, and the first prefix is an incremental build.
+# Same flags as our perf; nothing is done when build/perf-base was made
+# from the base with this configuration.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/series.sh"
-wt=$SER_BASE_WT
 "$top/scripts/fetch-base.sh"
-if [ ! -d "$wt/.git" ] && [ ! -f "$wt/.git" ]; then
-	mkdir -p "$(dirname "$wt")"
-	git -C "$SER_SRC" worktree prune
-	git -C "$SER_SRC" worktree add -q --detach "$wt" base
+key="$(git -C "$SER_SRC" rev-parse 'base^{tree}') $("$top/scripts/build.sh" --config-hash "${SER_BUILD_ARGS[@]}")"
+up_to_date() { [ -x "$1/perf" ] && [ "$(cat "$1/.build-state" 2>/dev/null)" = "$key" ]; }
+up_to_date "$SER_BASE_O" && { echo "build-base-perf: $(rel "$SER_BASE_O")/perf is up to date"; exit 0; }
+mkdir -p "$SER_CHECK"
+exec 9> "$SER_CHECK/lock"
+flock 9
+ser_check_worktree
+if ! up_to_date "$SER_CHECK_O"; then
+	echo "build-base-perf: building the base in $(rel "$SER_CHECK_O") (log: $(rel "$SER_CHECK_O")/build.log)"
+	ser_check_build base > /dev/null
 fi
-SRC=$wt O=$SER_BASE_O exec "$top/scripts/build.sh" --if-changed "${SER_BUILD_ARGS[@]}"
+rm -rf "$SER_BASE_O.tmp"
+cp -a "$SER_CHECK_O" "$SER_BASE_O.tmp"
+rm -rf "$SER_BASE_O"
+mv "$SER_BASE_O.tmp" "$SER_BASE_O"
+echo "build-base-perf: $(rel "$SER_BASE_O")/perf (a copy of $(rel "$SER_CHECK_O") at base)"

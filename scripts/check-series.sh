@@ -30,7 +30,10 @@
 # build/src (build/check-series/src, detached, never build/src itself) and
 # their own O= directory (build/check-series/perf), with the feature
 # detection of the first build frozen (FEATURES_DUMP) so that each step
-# only recompiles what the patch touches.  A step is skipped when the same
+# only recompiles what the patch touches.  The first is the base's (made
+# by scripts/build-base-perf.sh, which 'make check' runs first and which
+# copies it to build/perf-base, or here to measure the base's behaviour):
+# base+1 goes on from it.  A step is skipped when the same
 # source tree was built before with the same build script and flags
 # (build/built-trees, which scripts/build.sh appends to).
 #
@@ -38,9 +41,15 @@
 # build/check-series-7.2, its result lines named "check-series-7.2: ...";
 # its prefixes behave as unpatched perf 7.2 does, or better.
 #
-# Usage: scripts/check-series.sh [--no-build] [--results FILE] [--logdir DIR]
+# Usage: scripts/check-series.sh [--no-build | --patches-only] [--results FILE]
+#                                [--logdir DIR]
 #   --results FILE  also write one line per test, "RC<tab>NAME<tab>LOG"
 #                   (RC 0 pass, 1 fail, 77 skip), as each one finishes
+#   --patches-only  the checks of the patches only (the series file, 1. and
+#                   2., the cover letter): no prefix is built or measured,
+#                   no behaviour line (what make check and CI run: building
+#                   every prefix from cold takes longer than CI has, see
+#                   README.md)
 # Prints one line per patch and the times; exit status 1 if any check failed.
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -49,16 +58,16 @@ src=$SER_SRC
 pdir=$SER_PATCHES
 P=$(rel "$pdir")
 dir=$SER_CHECK
-wt=$dir/src
-CO=$dir/perf
-frozen=$dir/FEATURES.frozen
+wt=$SER_CHECK_WT
+CO=$SER_CHECK_O
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C
-results= logdir=$dir/logs dobuild=1
+results= logdir=$dir/logs dobuild=1 prefixes=1
 while [ $# -gt 0 ]; do
 	case $1 in
 	--results) results=$2; shift 2 ;;
 	--logdir) logdir=$2; shift 2 ;;
 	--no-build) dobuild=0; shift ;;
+	--patches-only) prefixes=0 dobuild=0; shift ;;
 	*) sed -n '2,/^set -u/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
 done
@@ -87,13 +96,7 @@ t_start=$(now)
 }
 
 # the worktree the builds run in, re-made if build/src was re-created
-common=$(git -C "$src" rev-parse --path-format=absolute --git-common-dir)
-if [ "$(git -C "$wt" rev-parse --path-format=absolute --git-common-dir 2>/dev/null)" != "$common" ]; then
-	git -C "$src" worktree remove --force "$wt" >/dev/null 2>&1
-	rm -rf "$wt"
-	git -C "$src" worktree prune
-	git -C "$src" worktree add -q --detach "$wt" base || exit 1
-fi
+ser_check_worktree || exit 1
 checkpatch=$wt/scripts/checkpatch.pl
 
 # --- patches/series itself ------------------------------------------------
@@ -227,23 +230,6 @@ done
 t_cp_end=$(now)
 
 # --- 3. build base+1, base+2, ... ----------------------------------------
-freeze_features() {
-	# FEATURE-DUMP lacks the features perf's Makefile.config checks on its
-	# own (libpfm4, babeltrace, cxa-demangle, ...): add them from the
-	# feature tests that ran, or a frozen build would rebuild everything
-	local f n
-	{
-		cat "$CO/FEATURE-DUMP"
-		for f in "$CO"/feature/test-*.make.output; do
-			n=${f##*/test-}; n=${n%.make.output}
-			[ "$n" = all ] && continue
-			grep -q "^feature-$n=" "$CO/FEATURE-DUMP" && continue
-			if [ -e "$CO/feature/test-$n.bin" ]; then echo "feature-$n=1"
-			else echo "feature-$n=0"; fi
-		done
-	} > "$frozen.tmp" && mv "$frozen.tmp" "$frozen"
-}
-
 cfg=$("$top/scripts/build.sh" --config-hash "${SER_BUILD_ARGS[@]}")
 nbuilt=0 ncached=0 t_build=0
 # build commit $1 in $CO (log: $2); on success keep its perf for the
@@ -251,13 +237,8 @@ nbuilt=0 ncached=0 t_build=0
 build_commit() {
 	local c=$1 log=$2 tree t0 t1 brc
 	tree=$(git -C "$src" rev-parse "$c^{tree}")
-	git -C "$wt" checkout -q -f --detach "$c" >> "$log" 2>&1
 	t0=$(now)
-	if [ -s "$frozen" ]; then
-		SRC=$wt O=$CO FEATURES_DUMP=$frozen "$top/scripts/build.sh" "${SER_BUILD_ARGS[@]}" >> "$log" 2>&1
-	else
-		SRC=$wt O=$CO "$top/scripts/build.sh" "${SER_BUILD_ARGS[@]}" >> "$log" 2>&1 && freeze_features
-	fi
+	ser_check_build "$c" >> "$log" 2>&1
 	brc=$?
 	t1=$(now)
 	bsecs=$(secs "$t0" "$t1")
@@ -325,13 +306,15 @@ measure() {
 	[ -s "$m" ] || { mhow="not measured: check-behaviour.sh --measure failed"; return 1; }
 }
 base_tree=$(git -C "$src" rev-parse "base^{tree}")
-blog=$logdir/$SER_LOG-base-behaviour.log
-: > "$blog"
-measure "$base_tree" base "$blog"
-base_ok=$? base_how=$mhow
-echo "base: $base_how" >> "$blog"
-cat "$(mfile "$base_tree")" >> "$blog" 2>/dev/null
-measured=("$(mfile "$base_tree")")
+if [ $prefixes = 1 ]; then
+	blog=$logdir/$SER_LOG-base-behaviour.log
+	: > "$blog"
+	measure "$base_tree" base "$blog"
+	base_ok=$? base_how=$mhow
+	echo "base: $base_how" >> "$blog"
+	cat "$(mfile "$base_tree")" >> "$blog" 2>/dev/null
+	measured=("$(mfile "$base_tree")")
+fi
 behaviour() { # i name tree: judge prefix i, one result line
 	local i=$1 name="$2: behaviour" tree=$3 log rc detail
 	log=$logdir/$SER_LOG-${patches[$i]%%-*}-behaviour.log
@@ -370,8 +353,14 @@ for i in "${!patches[@]}"; do
 		else
 			result 1 "$name" "$log" "$msg"
 		fi
+		[ $prefixes = 1 ] || continue
 		echo "not checked: ${patches[$nok]} does not apply" > "$logdir/$SER_LOG-$n-behaviour.log"
 		result 77 "$name: behaviour" "$logdir/$SER_LOG-$n-behaviour.log" "not checked: ${patches[$nok]%%-*} does not apply"
+		continue
+	fi
+	if [ $prefixes = 0 ]; then
+		echo "== applies; not built (--patches-only: make check-series builds it)" >> "$log"
+		result "$rc" "$name" "$log" "applies; $msg"
 		continue
 	fi
 	c=${commits[$i]}
@@ -405,7 +394,7 @@ done
 keep=" $base_tree-${cfg:0:12} "
 for c in "${commits[@]}"; do keep="$keep$(git -C "$src" rev-parse "$c^{tree}")-${cfg:0:12} "; done
 for f in "$bindir"/*; do
-	[ -e "$f" ] || continue
+	[ $prefixes = 1 ] && [ -e "$f" ] || continue
 	[[ "$keep" == *" ${f##*/} "* ]] || rm -f "$f"
 done
 t_end=$(now)

@@ -11,8 +11,8 @@
 # says so.  6.12 comes from the host's apt sources (Debian 12); 7.2 from
 # Debian sid through a private apt configuration (scripts/sid-apt.sh: its
 # own sources.list, lists and cache in $PERF_DEFER_CACHE/sid-apt; the
-# host's apt setup is not touched; mirror: $SID_MIRROR, default
-# http://deb.debian.org/debian).
+# host's apt setup is not touched; the mirror is the host's:
+# scripts/debian-mirror.sh, $PERF_DEFER_MIRROR to override it).
 # Also installs the build dependencies when they are missing (for
 # 'make install' too: asciidoc and xmlto render the man pages).
 set -eu
@@ -36,8 +36,8 @@ done
 updated=0
 if [ -n "$missing" ]; then
 	echo "fetch-base: installing build dependencies:$missing"
-	apt-get update -qq && updated=1
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $missing >/dev/null
+	apt-get update -qq -o DPkg::Lock::Timeout=600 && updated=1
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 --no-install-recommends $missing >/dev/null
 fi
 
 if [ -f "$src/.git/BASE-OK" ] && [ "$(cat "$src/.git/BASE-OK")" = "$want" ]; then
@@ -49,12 +49,13 @@ deb=$cache/${pkg}_${want}_all.deb
 if [ ! -s "$deb" ]; then
 	if [ "$SER_APT" = sid ]; then
 		. "$top/scripts/sid-apt.sh"
-		sid_apt_init "$cache/sid-apt" "${SID_MIRROR:-}"
+		sid_apt_init "$cache/sid-apt" ||
+			{ echo "fetch-base: no apt configuration for sid" >&2; exit 1; }
 		sid_apt_update "$cache/sid-apt/update.log" ||
 			{ cat "$cache/sid-apt/update.log" >&2; echo "fetch-base: apt-get update of sid failed" >&2; exit 1; }
 		apt=("${SID_APT[@]}")
 	else
-		[ $updated = 1 ] || apt-get update -qq
+		[ $updated = 1 ] || apt-get update -qq -o DPkg::Lock::Timeout=600
 		apt=()
 	fi
 	ver=$want

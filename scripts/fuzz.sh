@@ -99,7 +99,7 @@ unavailable() { echo "SKIP: $*"; exit 77; }
 if ! command -v afl-fuzz > /dev/null || ! command -v afl-clang-fast > /dev/null; then
 	if [ "$(id -u)" = 0 ] && command -v apt-get > /dev/null; then
 		echo "fuzz.sh: installing afl++ (apt-get)"
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q afl++ > "$out/apt.log" 2>&1 ||
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -q -o DPkg::Lock::Timeout=600 afl++ > "$out/apt.log" 2>&1 ||
 			unavailable "afl++ is not installed and apt-get install afl++ failed (see $out/apt.log)"
 	fi
 	command -v afl-fuzz > /dev/null && command -v afl-clang-fast > /dev/null ||

@@ -8,14 +8,21 @@
 #   . scripts/sid-apt.sh
 #   sid_apt_init DIR [MIRROR]   lists and cache under DIR (default
 #                               $PERF_DEFER_CACHE/sid-apt); MIRROR default
-#                               http://deb.debian.org/debian; sets SID_APT,
+#                               the host's (scripts/debian-mirror.sh:
+#                               $PERF_DEFER_MIRROR, else the Debian
+#                               archive of /etc/apt/sources.list{,.d});
+#                               sets SID_APT,
 #                               the options to give apt-get and apt-cache:
 #                               apt-cache "${SID_APT[@]}" show PKG
 #   sid_apt_update LOG          apt-get update of those lists, output in
 #                               LOG; one update at a time per DIR
 sid_apt_init() {
 	SID_APT_DIR=${1:-${PERF_DEFER_CACHE:-/var/cache/perf-defer}/sid-apt}
-	local mirror=${2:-http://deb.debian.org/debian}
+	local mirror=${2:-}
+	if [ -z "$mirror" ]; then
+		. "$(dirname "${BASH_SOURCE[0]}")/debian-mirror.sh"
+		mirror=$(debian_mirror) || return 1
+	fi
 	mkdir -p "$SID_APT_DIR/lists/partial" "$SID_APT_DIR/cache/archives/partial" || return 1
 	# (rewritten only when it changes: another run may be reading it)
 	if [ "$(cat "$SID_APT_DIR/sources.list" 2>/dev/null)" != "deb $mirror sid main" ]; then

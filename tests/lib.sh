@@ -39,10 +39,15 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 symroot() {
 	local root=$TOP/build/symfs
 	if [ ! -s "$root/kallsyms.txt" ]; then
+		# (tests run side by side: one makes it, the others wait)
 		mkdir -p "$root/fixtures/bin"
-		cp "$FIX"/bin/* "$root/fixtures/bin/"
-		xz -dc "$FIX/sysinfo/kallsyms.txt.xz" > "$root/kallsyms.tmp"
-		mv "$root/kallsyms.tmp" "$root/kallsyms.txt"
+		(
+			flock 9
+			[ -s "$root/kallsyms.txt" ] && exit 0
+			cp "$FIX"/bin/* "$root/fixtures/bin/"
+			xz -dc "$FIX/sysinfo/kallsyms.txt.xz" > "$root/kallsyms.tmp"
+			mv "$root/kallsyms.tmp" "$root/kallsyms.txt"
+		) 9> "$root/.lock"
 	fi
 	echo "--symfs=$root --kallsyms=$root/kallsyms.txt"
 }

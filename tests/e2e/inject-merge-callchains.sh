@@ -29,10 +29,11 @@
 # after their reorder window (the output has them at their own time).
 #
 # With the 7.2 series (PERF_BASE=7.2) the reader is perf 7.2 without the
-# series (build/perf-7.2-base/perf): perf 6.12 cannot open any file perf
-# 7.x writes ("incompatible file format": what the 6.12 series' first
-# patches fix), and unpatched 7.2 finds no deferred sample in the output,
-# so it prints the chains as they were written.
+# series: Debian sid's linux-perf 7.2, the perf such a user has
+# (tests/tools/upstream-perf.sh; skipped when it cannot be had).  perf 6.12
+# cannot open any file perf 7.x writes ("incompatible file format": what
+# the 6.12 series' first patches fix), and unpatched 7.2 finds no deferred
+# sample in the output, so it prints the chains as they were written.
 . "$(dirname "$0")/../lib.sh"
 
 SYM=$(symroot)
@@ -40,13 +41,15 @@ DEFER="st_defer st_defer_pipe st_defer_zstd st_perthread_defer st_userchains_def
        mt_defer mt_perthread_defer mt_2ev_cpu_defer mixed_defer mixed_useronly_defer
        long_defer syswide_defer taskclock_defer"
 if [ "${PERF_BASE:-6.12}" = 7.2 ]; then
-	BASE_PERF=${BASE_PERF:-$TOP/build/perf-7.2-base/perf} BV=7.2 BUILD="SERIES=7.2 scripts/build-base-perf.sh"
+	BASE_PERF=${BASE_PERF:-$TOP/tests/tools/upstream-perf.sh} BV=7.2 BUILD="tests/tools/upstream-perf.sh --setup"
 else
 	BASE_PERF=${BASE_PERF:-$TOP/build/perf-base/perf} BV=6.12 BUILD=scripts/build-base-perf.sh
 fi
 
 [ -x "$BASE_PERF" ] ||
 	skip "no perf $BV base build at $BASE_PERF: make one with $BUILD (make check does)"
+[ "$BASE_PERF" != "$TOP/tests/tools/upstream-perf.sh" ] || "$BASE_PERF" --available ||
+	skip "no upstream perf 7.2: $BUILD makes it (make check does)"
 "$BASE_PERF" version | grep -q "^perf version ${BV//./\\.}\\." || fail "$BASE_PERF is not perf $BV"
 
 # counts FILE: "EVENT N" per event, then "CALLCHAIN_DEFERRED N"

@@ -56,6 +56,12 @@ if [ $mode = compare ]; then
 fi
 t_built=$(now)
 base_src=$top/build/wt/base-7.2 series_src=$top/build/src-7.2
+# (the base's own tools/perf: its tests and their scripts)
+if [ ! -e "$base_src/.git" ]; then
+	mkdir -p "$(dirname "$base_src")"
+	git -C "$series_src" worktree prune
+	git -C "$series_src" worktree add -q --detach "$base_src" base
+fi
 
 # run_tests NAME SRC PERF: perf test, results in $out/NAME.results
 run_tests() {

@@ -36,13 +36,16 @@
 # About 3-5 minutes on 2 cores, most of it in qemu.  Exit status 77 (with a
 # "SKIP: reason" line) when qemu or the kernel package cannot be had; any
 # other failure is an error.  Environment: PERF, SRC, PERF_DEFER_CACHE,
-# REALKERNEL_MIRROR (default http://deb.debian.org/debian), REALKERNEL_OUT.
+# PERF_DEFER_MIRROR (default: the host's Debian mirror, scripts/debian-mirror.sh),
+# REALKERNEL_OUT.
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
 PERF=${PERF:-$TOP/build/perf/perf}
 CACHE=${PERF_DEFER_CACHE:-/var/cache/perf-defer}/realkernel
-MIRROR=${REALKERNEL_MIRROR:-http://deb.debian.org/debian}
+# shellcheck source=../../scripts/debian-mirror.sh
+. "$TOP/scripts/debian-mirror.sh"
+MIRROR=$(debian_mirror) || { echo "SKIP: no Debian mirror (set PERF_DEFER_MIRROR)"; exit 77; }
 OUT=${REALKERNEL_OUT:-$TOP/build/realkernel/out}
 WORK=$(dirname "$OUT")/work
 CFLAGS="-O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-shrink-wrap -static -pthread -Wall"
@@ -88,7 +91,7 @@ done
 if [ -n "$need" ]; then
 	[ "$(id -u)" = 0 ] || unavailable "missing packages:$need (installing them needs root)"
 	log "apt-get install$need"
-	apt-get install -y -q --no-install-recommends $need > "$CACHE/apt-install.log" 2>&1 ||
+	apt-get install -y -q -o DPkg::Lock::Timeout=600 --no-install-recommends $need > "$CACHE/apt-install.log" 2>&1 ||
 		unavailable "apt-get install$need failed (see $CACHE/apt-install.log)"
 fi
 command -v qemu-system-x86_64 > /dev/null || unavailable "no qemu-system-x86_64"

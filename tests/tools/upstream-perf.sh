@@ -4,14 +4,15 @@
 #
 # On first use it builds a cached Debian sid root with linux-perf in it:
 #     debootstrap --variant=minbase --include=linux-perf sid \
-#         ${PERF_DEFER_CACHE:-/var/cache/perf-defer}/sid http://deb.debian.org/debian
+#         ${PERF_DEFER_CACHE:-/var/cache/perf-defer}/sid MIRROR
 # (a few minutes, ~250 MB; debootstrap is installed with apt if missing).
 # perf then runs on the host, not in a chroot: the sid root's own dynamic
 # loader and libraries start the sid root's perf binary, so every path on the
 # command line (perf.data, --symfs, --kallsyms, -o) is a host path.
 #
-# Environment: PERF_DEFER_CACHE (cache directory), UPSTREAM_PERF_MIRROR
-# (default http://deb.debian.org/debian).  PERF_CONFIG defaults to /dev/null
+# Environment: PERF_DEFER_CACHE (cache directory), PERF_DEFER_MIRROR
+# (default: the host's Debian mirror, scripts/debian-mirror.sh);
+# PERF_DEFER_NO_UPSTREAM=1 makes it unavailable (make check-asan).  PERF_CONFIG defaults to /dev/null
 # (no user config) and perf report's random "Tip:" line is switched off.
 #
 # Exit status 77, with the reason on stderr, when perf 7.2 cannot be had
@@ -22,7 +23,8 @@
 set -u
 CACHE=${PERF_DEFER_CACHE:-/var/cache/perf-defer}
 ROOT=$CACHE/sid
-MIRROR=${UPSTREAM_PERF_MIRROR:-http://deb.debian.org/debian}
+TOP=$(cd "$(dirname "$0")/../.." && pwd)
+. "$TOP/scripts/debian-mirror.sh"
 MA=x86_64-linux-gnu
 
 unavailable() { echo "upstream-perf.sh: upstream perf 7.2 unavailable: $*" >&2; exit 77; }
@@ -36,9 +38,10 @@ setup() {
 	[ -f "$ROOT/.perf-defer-ok" ] && return 0
 	if ! command -v debootstrap > /dev/null; then
 		echo "upstream-perf.sh: installing debootstrap" >&2
-		apt-get install -y -q debootstrap > "$CACHE/apt.log" 2>&1 ||
+		apt-get install -y -q -o DPkg::Lock::Timeout=600 debootstrap > "$CACHE/apt.log" 2>&1 ||
 			unavailable "apt-get install debootstrap failed (see $CACHE/apt.log)"
 	fi
+	MIRROR=$(debian_mirror) || unavailable "no Debian mirror (set PERF_DEFER_MIRROR)"
 	rm -rf "$ROOT.tmp"
 	echo "upstream-perf.sh: building $ROOT (debootstrap sid, a few minutes)" >&2
 	if ! debootstrap --variant=minbase --include=linux-perf sid "$ROOT.tmp" \
@@ -52,6 +55,9 @@ setup() {
 	echo ok > "$ROOT/.perf-defer-ok"
 }
 
+# make check-asan: the sanitizers look at our perf; what upstream prints
+# is compared by the ordinary run of the same tests
+[ -z "${PERF_DEFER_NO_UPSTREAM:-}" ] || unavailable "not compared (PERF_DEFER_NO_UPSTREAM is set)"
 case "${1:-}" in
 --available) [ -f "$ROOT/.perf-defer-ok" ] && exit 0
 	echo "upstream perf 7.2 is not cached in $ROOT (run $0 --setup)" >&2; exit 77 ;;
