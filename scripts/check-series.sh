@@ -4,7 +4,8 @@
 #
 #  1. it applies (git am onto base + the patches before it);
 #  2. checkpatch.pl --strict --no-tree has nothing to say: 0 errors,
-#     0 warnings, 0 checks;
+#     0 warnings, 0 checks; and it touches no file outside tools/,
+#     include/ and Documentation/;
 #  3. base + patches 1..k builds on its own, with -Werror (bisectability);
 #  4. base + patches 1..k behaves (scripts/check-behaviour.sh: perf script,
 #     report --stats and inject on four perf 7.2 recordings; nothing that
@@ -203,7 +204,13 @@ for p in "${patches[@]}"; do
 		echo "$out"
 		total=$(echo "$out" | grep -m1 '^total: ')
 		cprc[$p]=0; cpmsg[$p]="checkpatch clean${ign:+ but $ign (see notes)}"
-		if [ -n "$inmsg" ]; then
+		# a series for tools/perf has nothing to say outside these
+		stray=$(sed -n 's|^diff --git a/\([^ ]*\) b/.*|\1|p' "$f" |
+			grep -Ev '^(tools|include|Documentation)/')
+		if [ -n "$stray" ]; then
+			echo "files outside tools/, include/ and Documentation/:" $stray
+			cprc[$p]=1; cpmsg[$p]="touches files outside tools/, include/ and Documentation/"
+		elif [ -n "$inmsg" ]; then
 			echo "$inmsg"
 			echo "these lines are for the reviewers, not the history: move them below"
 			echo "the '---' line (git notes: scripts/move-checkpatch-notes.sh does it)"
