@@ -25,6 +25,7 @@
 # build/test-logs/asan/sanitizer/TEST/.
 #
 # Usage: scripts/check-asan.sh [PATTERN]   (only tests whose name contains it)
+#        scripts/check-asan.sh --build-only (the build alone, if needed)
 # Environment: CHECK_ASAN_SKIP="name ..." more tests to skip,
 #              CHECK_ASAN_NO_BUILD=1 use build/perf-asan/perf as it is,
 #              SRC (scripts/build.sh) and CHECK_ASAN_O to build another
@@ -33,6 +34,8 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 O=${CHECK_ASAN_O:-$top/build/perf-asan}
 log=$top/build/test-logs/asan
+build_only=
+[ "${1:-}" != --build-only ] || { build_only=1; shift; }
 pat=${1:-}
 start=$(date +%s)
 
@@ -40,6 +43,8 @@ start=$(date +%s)
 declare -A SKIP=(
 	[realkernel]="records in a qemu TCG guest (minutes without sanitizers); the recordings' read-back is what the other tests check"
 	[fuzz-short]="fuzzes its own ASan+UBSan build (build/perf-afl), not \$PERF"
+	[report-modes-merged]="the report code it runs runs here in report-callgraph-vs-upstream; its modes are checked by make check (4 minutes under ASan)"
+	[script-fields-merged]="the script code it runs runs here in script-merged-vs-upstream and script-python; its field options are checked by make check (3 minutes under ASan)"
 )
 for n in ${CHECK_ASAN_SKIP:-}; do SKIP[$n]="CHECK_ASAN_SKIP"; done
 if [ -z "${CHECK_ASAN_NO_BUILD:-}" ]; then
@@ -47,6 +52,7 @@ if [ -z "${CHECK_ASAN_NO_BUILD:-}" ]; then
 		EXTRA_CFLAGS='-fno-omit-frame-pointer -fsanitize=address,undefined' \
 		LDFLAGS='-fsanitize=address,undefined' || exit 1
 fi
+[ -z "$build_only" ] || exit 0
 [ -x "$O/perf" ] || { echo "check-asan: no $O/perf" >&2; exit 1; }
 nm "$O/perf" 2> /dev/null | grep -q __asan_init ||
 	{ echo "check-asan: $O/perf is not built with -fsanitize=address" >&2; exit 1; }

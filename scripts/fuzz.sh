@@ -45,7 +45,8 @@
 # forks where perf opens its input, after perf's start-up, instead of
 # before main().  The patch is fuzzing-only: never in the series, and
 # --no-defer builds SRC as it is (into the same O).  O (environment):
-# where perf is built, default build/perf-afl.
+# where perf is built, default build/perf-afl; FUZZ_BUILD_ARGS: more make
+# arguments for that build (DEBUG=1: tests/e2e/fuzz-short.sh).
 #
 # At the end every crash and hang is run again with the ASan perf, crashes
 # grouped by their top stack frames (DIR/triage.txt).  A crash whose top
@@ -147,8 +148,12 @@ if [ -n "$build" ]; then
 	# ASan + UBSan (AFL_USE_UBSAN: undefined behaviour traps, SIGILL);
 	# without Python: the target is the perf.data reader, and perf's
 	# Python extension is not built for afl-clang-fast's instrumentation
+	# (FUZZ_BUILD_ARGS: more make arguments, e.g. DEBUG=1 for a build that
+	# compiles twice as fast and runs slower: fuzz-short's, in its own O)
+	# shellcheck disable=SC2086 # a list of make arguments
 	AFL_USE_ASAN=1 AFL_USE_UBSAN=1 AFL_QUIET=1 SRC=$bsrc O=$O "$top/scripts/build.sh" \
-		--if-changed CC=afl-clang-fast CXX=afl-clang-fast++ NO_LIBPYTHON=1 || exit 1
+		--if-changed CC=afl-clang-fast CXX=afl-clang-fast++ NO_LIBPYTHON=1 \
+		${FUZZ_BUILD_ARGS:-} || exit 1
 fi
 [ -x "$PERF_AFL" ] || { echo "fuzz.sh: no $PERF_AFL" >&2; exit 1; }
 if grep -q SIG_AFL_DEFER_FORKSRV "$PERF_AFL"; then

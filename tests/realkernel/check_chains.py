@@ -46,6 +46,7 @@ for the real-kernel harness recordings (tests/realkernel/run.sh).
             the very end of execve); perf 7.2 must have merged at least one.
         Prints the counts, then the first mismatches; exit status 1 if any.
 """
+import hashlib
 import re
 import sys
 from collections import Counter
@@ -87,8 +88,21 @@ GROUP = re.compile(r"^thr_(one|two|three)_|^exit_(thread|child)_|^(blocker|ping|
 
 def samples(path):
     """Yields (comm, tid, time, event, frames); frames: [(addr, sym, dso)].
-    Without timestamps (--per-thread), time is "#N": the Nth sample of
-    that tid and event."""
+    Without timestamps (--per-thread), time is "#K.N": the Nth sample of
+    that tid and event whose kernel callchain is K (a digest of its
+    addresses).  Not "the Nth sample": perf delivers samples without time
+    in file order, but may hold one whose record never came until the end
+    (perf 7.2 does), and its kernel chain is what names it in both
+    outputs."""
+    def done(s):
+        if s[2] is not None:
+            return s
+        kern = " ".join("%x" % fr[0] for fr in s[4] if is_kernel(fr))
+        k = (s[1], s[3], kern)
+        seq[k] = seq.get(k, 0) + 1
+        digest = hashlib.sha1(kern.encode()).hexdigest()[:8]
+        return (s[0], s[1], "#%s.%d" % (digest, seq[k]), s[3], s[4])
+
     cur = None
     seq = {}
     with open(path, errors="replace") as f:
@@ -97,11 +111,8 @@ def samples(path):
             m = HEAD.match(line)
             if m and not line.startswith("\t"):
                 if cur:
-                    yield cur
+                    yield done(cur)
                 tid, time, ev = int(m.group(2)), m.group(3), m.group(4)
-                if time is None:
-                    seq[(tid, ev)] = seq.get((tid, ev), 0) + 1
-                    time = "#%d" % seq[(tid, ev)]
                 cur = (m.group(1), tid, time, ev, [])
                 continue
             m = FRAME.match(line)
@@ -116,10 +127,10 @@ def samples(path):
                     continue
                 cur[4].append(fr)
             elif not line.strip() and cur:
-                yield cur
+                yield done(cur)
                 cur = None
     if cur:
-        yield cur
+        yield done(cur)
 
 
 def is_kernel(fr):
