@@ -75,6 +75,13 @@ if [ ! -s "$deb" ]; then
 	fi
 fi
 
+# a work tree, perhaps with commits and changes not exported yet: never
+# thrown away (it lacks the mark when it was cloned or made by hand)
+if [ -e "$src/.git" ] && [ "${FORCE:-0}" != 1 ]; then
+	echo "fetch-base: $src is a git work tree without the mark of base $want" \
+		"($src/.git/BASE-OK): not replacing it; FORCE=1 to replace it" >&2
+	exit 1
+fi
 echo "fetch-base: extracting perf from $(basename "$deb")"
 rm -rf "$src"
 mkdir -p "$src"

@@ -70,3 +70,11 @@ no_sanitizer_report() {
 		fi
 	done
 }
+
+# out_of_order FILE: how many samples a tool said it showed out of time
+# order (its warning at the end, in this capture of its stderr); 0 if none
+out_of_order() {
+	local n
+	n=$(sed -n 's/^\([0-9]*\) samples with a deferred user callchain were shown out of time$/\1/p' "$1")
+	echo "${n:-0}"
+}

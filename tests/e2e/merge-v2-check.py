@@ -34,8 +34,9 @@ Checks (every failure is listed, exit 1 if any):
     time order behind them);
   - with STATS.txt: "SAMPLE events" = expect["samples"] and the v2
     "Deferred callchains:" counters = scenarios["merged_stats"] (what a merge
-    that never gives a sample up must count), "delivered out of time order" =
-    at least --out-of-order N (when given), "invalid records" = 0.
+    that never gives a sample up must count), "invalid records" = 0, and
+    perf script's warning at the end (OURS.err) says at least --out-of-order
+    N samples were shown out of time order (when given).
 """
 
 import argparse
@@ -50,8 +51,8 @@ import frames  # noqa: E402
 COOKIE_RE = re.compile(r"^\s+([0-9a-fA-F]+) \(cookie\)", re.M)
 SYM_RE = re.compile(r"^\s+([0-9a-fA-F]+) (.*?)(?:\+0x[0-9a-fA-F]+)? \((.*)\)\s*$")
 V2_LABELS = ("deferred samples", "merged", "merged, after their record",
-             "delivered out of time order", "without user callchain",
-             "of which without thread id", "records used by no sample", "invalid records")
+             "without user callchain", "records used by no sample", "invalid records")
+OOO_RE = re.compile(r"^(\d+) samples with a deferred user callchain were shown out of time$", re.M)
 
 
 def blocks(text):
@@ -258,15 +259,16 @@ def main():
         got = stats_block(open(a.stats).read())
         want = dict(sc.get("merged_stats", {}))
         want["invalid records"] = 0
-        # --out-of-order N: at least N samples left the queue (the counter
-        # also counts samples past their window that end up delivered
-        # with nothing after them, e.g. the last sample of a thread whose
-        # record never comes), and never more than the deferred samples
+        # --out-of-order N: perf script says at the end that at least N
+        # samples came out of time order (its stderr, OURS with .err for
+        # .txt), and never more than the deferred samples
         if a.out_of_order is not None:
-            ooo = got.get("delivered out of time order")
-            if ooo is None or not a.out_of_order <= ooo <= got.get("deferred samples", 0):
-                errors.append("perf report --stats: 'delivered out of time order' = %s, want "
-                              "%d to %s" % (ooo, a.out_of_order, got.get("deferred samples")))
+            err = os.path.splitext(a.ours)[0] + ".err"
+            m = OOO_RE.search(open(err).read()) if os.path.exists(err) else None
+            ooo = int(m.group(1)) if m else 0
+            if not a.out_of_order <= ooo <= got.get("deferred samples", 0):
+                errors.append("perf script: %d samples shown out of time order (its warning), "
+                              "want %d to %s" % (ooo, a.out_of_order, got.get("deferred samples")))
         if got.get("SAMPLE events") != nsamples:
             errors.append("perf report --stats: SAMPLE events %s, want %d"
                           % (got.get("SAMPLE events"), nsamples))

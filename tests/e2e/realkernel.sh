@@ -36,7 +36,12 @@
 #     (execer); all recordings are checked before the test fails, the
 #     counts are printed;
 #  7. the series' shell test (tools/perf/tests/shell/
-#     record_defer_callchain.sh), run in the guest by perf test, passed.
+#     record_defer_callchain.sh), run in the guest by perf test, passed;
+#  8. perf sched timehist, which needs every event in time order, on the
+#     sched_switch recordings (offcpu_sw, offcpu_swa): no run time wraps
+#     below zero (18446744073709.xxx ms), which a blocked task's sample
+#     delivered at its record, seconds late, makes; upstream perf 7.2's
+#     count is printed.
 . "$(dirname "$0")/../lib.sh"
 
 H=$TOP/tests/realkernel
@@ -214,5 +219,21 @@ if [ -d "$PERF_SRC/tools/perf/tests/shell" ] &&
 else
 	echo "7. no tools/perf/tests/shell/record_defer_callchain.sh in the series: shell test not run"
 fi
+# 8. time order for perf sched
+wrapped=0
+for n in offcpu_sw offcpu_swa; do
+	[ -f "$OUT/data/$n.data" ] || fail "no $n recording"
+	"$PERF" sched timehist -i "$OUT/data/$n.data" > "$TMPD/$n.timehist" 2> "$TMPD/$n.timehist.err" ||
+		fail "perf sched timehist $n failed: $(head -3 "$TMPD/$n.timehist.err")"
+	w=$(grep -c ' 184467440737[0-9][0-9]\.' "$TMPD/$n.timehist" || true)
+	up=
+	if [ $upstream_ok = 1 ]; then
+		up=$("$UPSTREAM" sched timehist -i "$OUT/data/$n.data" 2> /dev/null | grep -c ' 184467440737[0-9][0-9]\.' || true)
+		up=", perf 7.2: $up"
+	fi
+	echo "8. perf sched timehist $n: $(grep -c . "$TMPD/$n.timehist") lines, $w wrapped run times$up"
+	wrapped=$((wrapped + w))
+done
 [ -z "$iop_failed" ] || fail "interop (perf 7.2's side): mismatches in$iop_failed"
+[ "$wrapped" = 0 ] || fail "perf sched timehist: $wrapped run times wrapped below zero (events out of time order)"
 echo "PASS"

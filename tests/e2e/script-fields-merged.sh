@@ -103,10 +103,10 @@ for data in "$FIX"/data/*_defer*.data; do
 	late=$(python3 -c 'import json, sys
 print(json.load(open(sys.argv[1]))["unmatched_samples_taken_AFTER_their_cookies_record"])' \
 		"$FIX/analysis/$name.stats.json")
-	# samples delivered after their reorder window or their thread's exec
-	ooo=$("$PERF" report --stats -i "$FIX/data/$name.data" 2> /dev/null |
-	      awk '/delivered out of time order:/ { print $NF }')
-	ooo=${ooo:-0}
+	# samples delivered after their reorder window or their thread's exec:
+	# perf script says how many at the end
+	"$PERF" script -i "$FIX/data/$name.data" -F tid > /dev/null 2> "$o.ooo"
+	ooo=$(out_of_order "$o.ooo")
 	# --per-thread recordings have no timestamps: no time field, no --ns
 	time=time,
 	case $name in *perthread*) time= ;; esac

@@ -9,7 +9,7 @@
 #   merged, after their record           = unmatched_samples_taken_AFTER_their_cookies_record
 #   without user callchain               = unmatched_samples_whose_cookie_never_appears
 #   records used by no sample            = deferred_records_orphan
-#   of which without thread id, invalid records = 0
+#   invalid records                      = 0
 # and recordings without deferred callchains show no such section.
 . "$(dirname "$0")/../lib.sh"
 
@@ -55,7 +55,6 @@ if a["deferred_records"] or a["samples_with_USER_DEFERRED"]:
          a["unmatched_samples_whose_cookie_never_appears"]),
         ("records used by no sample", counter("records used by no sample", dc),
          a["deferred_records_orphan"]),
-        ("of which without thread id", counter("of which without thread id", dc), 0),
         ("invalid records", counter("invalid records", dc), 0),
     ]
 elif got_deferred:
@@ -77,8 +76,7 @@ done
 
 # The same counters from a pipe: perf inject writes the events of the -a
 # recording in file order, where records of migrated tasks are in another
-# CPU's buffer, so --stats must read the pipe in time order too: it decides
-# at the HEADER_ATTRs (recordings without deferral are read in file order).
+# CPU's buffer; --stats matches by cookie in that order, holding nothing.
 dc() { sed -n '/^Deferred callchains:/,/invalid records/p'; }
 for name in syswide_defer mt_defer; do
 	"$PERF" report --stats -i "$FIX/data/$name.data" 2> /dev/null | dc > "$TMPD/file.txt"
