@@ -1,0 +1,55 @@
+#!/bin/bash
+# defer-config: the perf config keys of the deferred callchain merge, and a
+# tool that never looks at callchains, on the real mt_defer recording (a
+# thread blocked in the kernel for 990 ms: its record comes that much after
+# its sample).
+#   - call-graph.defer-window-ms and -bytes take a number in range or
+#     'unlimited'; anything else (-1, milliseconds that overflow
+#     nanoseconds, junk) is an error that names the key, and perf stops
+#     (merge v2 took -1 for 2^64-1 and 2^64 ns for no window at all);
+#   - with the window at 10000 ms or 'unlimited', no sample comes out of
+#     time order; with the default, the blocked thread's does (perf script
+#     says so at the end);
+#   - perf stat report, which never looks at a callchain, reads the
+#     recording without a "BUG:" (merge v2 stopped at its first COMM).
+. "$(dirname "$0")/../lib.sh"
+
+data=$FIX/data/mt_defer.data
+cfg() { printf '[call-graph]\n\t%s = %s\n' "$1" "$2" > "$TMPD/cfg"; }
+
+for kv in "defer-window-ms -1" "defer-window-ms 18446744073710" "defer-window-bytes -1" \
+	  "defer-window-ms junk" "defer-window-bytes 16M"; do
+	read -r key value <<< "$kv"
+	cfg "$key" "$value"
+	if PERF_CONFIG=$TMPD/cfg "$PERF" script -i "$data" > "$TMPD/out" 2> "$TMPD/err"; then
+		fail "call-graph.$key = $value: perf script exits 0"
+	fi
+	no_sanitizer_report "$TMPD/err"
+	grep -q "^call-graph.$key: '$value' is not a number" "$TMPD/err" ||
+		fail "call-graph.$key = $value: no error that names the key: $(head -3 "$TMPD/err")"
+	! grep -q ignoring "$TMPD/err" ||
+		fail "call-graph.$key = $value: says it ignores the value, then stops: $(head -3 "$TMPD/err")"
+	echo "ok   call-graph.$key = $value: $(head -1 "$TMPD/err")"
+done
+
+# want: how many samples perf script shows out of time order
+for kv in "defer-window-ms 100 1" "defer-window-ms 10000 0" "defer-window-ms unlimited 0" \
+	  "defer-window-bytes unlimited 1"; do
+	read -r key value want <<< "$kv"
+	cfg "$key" "$value"
+	PERF_CONFIG=$TMPD/cfg "$PERF" script -i "$data" > "$TMPD/out" 2> "$TMPD/err" ||
+		fail "call-graph.$key = $value: perf script exits $?: $(head -3 "$TMPD/err")"
+	no_sanitizer_report "$TMPD/err"
+	n=$(out_of_order "$TMPD/err")
+	[ "$n" = "$want" ] ||
+		fail "call-graph.$key = $value: $n samples shown out of time order, want $want"
+	echo "ok   call-graph.$key = $value: $n samples out of time order"
+done
+
+"$PERF" stat report -i "$data" > "$TMPD/stat" 2> "$TMPD/stat.err" ||
+	fail "perf stat report exits $?: $(head -3 "$TMPD/stat.err")"
+no_sanitizer_report "$TMPD/stat.err"
+! grep -q 'BUG' "$TMPD/stat" "$TMPD/stat.err" ||
+	fail "perf stat report: $(grep -h BUG "$TMPD/stat" "$TMPD/stat.err" | head -1)"
+echo "ok   perf stat report: no BUG"
+echo "defer-config: all ok"
