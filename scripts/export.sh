@@ -74,7 +74,10 @@ if [ -n "$withcover" ] && [ -f "$tmp/0000-cover-letter.patch" ]; then
 	from=$(git -C "$src" log -1 --format='%an <%ae>' "$tip")
 	date=$(git -C "$src" log -1 --format='%aD' "$tip")
 	awk -v subject="$subject" -v from="$from" -v date="$date" -v body="$tmp/body" '
-		!hdr && /^From: / { print "From: " from; next }
+		# git folds a long identity onto a second line: drop it with the first
+		!hdr && /^From: / { print "From: " from; infrom = 1; next }
+		!hdr && infrom && /^ / { next }
+		{ infrom = 0 }
 		!hdr && /^Date: / { print "Date: " date; next }
 		!hdr && /^Subject: .*\*\*\* SUBJECT HERE \*\*\*$/ {
 			# fold the header as git does, at about 78 columns
