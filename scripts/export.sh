@@ -25,6 +25,11 @@
 # patch, "PATCH" when absent), an empty line, the body.  The cover letter's
 # From and Date are those of the last commit, so it is stable too.
 #
+# The patches are the project's, From and Signed-off-by a placeholder
+# (scripts/fetch-base.sh's identity): a person who exports with
+# git config user.name and user.email set signs them as that identity, so
+# that what they send carries their own DCO.
+#
 #   scripts/export.sh                 into patches/
 #   scripts/export.sh --to DIR        elsewhere (to compare without touching
 #                                     patches/)
@@ -101,6 +106,27 @@ if [ -n "$withcover" ] && [ -f "$tmp/0000-cover-letter.patch" ]; then
 		{ print }' "$tmp/0000-cover-letter.patch" > "$tmp/cover" &&
 		mv "$tmp/cover" "$tmp/0000-cover-letter.patch"
 	rm -f "$tmp/body"
+fi
+
+# the placeholder's From and Signed-off-by: the exporting person's
+placeholder="Perf Defer Developers <perf-defer@localhost>"
+name=$(git -C "$top" config user.name || true)
+email=$(git -C "$top" config user.email || true)
+if [ -n "$name" ] && [ -n "$email" ] && [ "$name <$email>" != "$placeholder" ]; then
+	# a name with characters outside atext is quoted, as git does
+	case $name in
+	*[!A-Za-z0-9\ _-]*) name="\"${name//\"/\\\"}\"" ;;
+	esac
+	ident="$name <$email>"
+	for f in "$tmp"/*.patch; do
+		[ -e "$f" ] || continue
+		PH=$placeholder ID=$ident awk '
+			BEGIN { ph = ENVIRON["PH"]; id = ENVIRON["ID"] }
+			!hdr && $0 == "From: " ph { print "From: " id; next }
+			!hdr && /^$/ { hdr = 1 }
+			$0 == "Signed-off-by: " ph { print "Signed-off-by: " id; next }
+			{ print }' "$f" > "$f.id" && mv "$f.id" "$f"
+	done
 fi
 
 rm -f "$out"/[0-9][0-9][0-9][0-9]-*.patch

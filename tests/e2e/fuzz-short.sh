@@ -27,7 +27,22 @@ cat "$TMPD/fuzz.out"
 case $rc in
 0) ;;
 77) skip "$(sed -n 's/^SKIP: //p' "$TMPD/fuzz.out" | head -1)" ;;
-*) [ -f "$TMPD/fuzz/triage.txt" ] && cat "$TMPD/fuzz/triage.txt"
+*) keep=$TOP/build/test-logs/fuzz-short.found
+   if [ -f "$TMPD/fuzz/triage.txt" ]; then
+	cat "$TMPD/fuzz/triage.txt"
+	# the inputs outlive the test's temporary directory: CI's log names them
+	rm -rf "$keep" && mkdir -p "$keep"
+	grep -o '/[^ |]*/\(crashes\|hangs\)[^ /]*/id:[^ |]*' "$TMPD/fuzz/triage.txt" |
+		while read -r f; do cp "${f%:}" "$keep/" 2> /dev/null || cp "$f" "$keep/"; done
+	cp "$TMPD/fuzz/triage.txt" "$keep/"
+	echo "fuzz-short: the inputs are kept in ${keep#$TOP/}"
+	# and in the log, where the machine is gone (CI): base64 -d | xz -d
+	for f in "$keep"/id:*; do
+		[ -f "$f" ] || continue
+		echo "fuzz-short: $(basename "$f") | xz | base64:"
+		xz -9c "$f" | base64 -w 0; echo
+	done
+   fi
    fail "scripts/fuzz.sh exits $rc" ;;
 esac
 for m in file pipe; do

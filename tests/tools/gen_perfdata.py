@@ -71,6 +71,33 @@ The summary's "scenarios" object says what was put in, and its
 report --stats labels of merge v2; "delivered out of time order" depends on
 the merge's window and is not in it).
 
+Guests (--guests N; the --samples are shared by all machines, files
+without it are byte-identical to ones written before it existed): N guest
+machines besides the host, as `perf inject --guest-data` writes them,
+simplified (one event, more ids).  Guest G is machine pid
+100000 + 1000 * G; it runs the host's threads (same pids, tids, cpus as
+vcpus: the same tids in every machine) with user stacks of its own, and its
+kernel counts cookies from the same values as the host's: each thread makes
+its entries in every machine in turn (random machine order), so the same
+(tid, cookie) comes in every machine, each with its own record, but for a
+fraction --guest-own-cookies of a guest's entries, whose cookie is its own
+(same tid, another cookie).  Each machine's events have ids of their own
+(host 1000 + cpu, guest 1000000 * G + 1000 + vcpu; PERF_SAMPLE_ID is
+implied), a guest's events cpumode GUEST_KERNEL or GUEST_USER (USER ->
+GUEST_USER, else GUEST_KERNEL), its COMMs, MMAP2s (same binary, same
+addresses) and EXITs included; a PERF_RECORD_ID_INDEX with the extended
+entries (machine pid, vcpu; a guest id's tid is its VMM's vcpu thread,
+guest pid + 1 + vcpu) comes first in the data, file and pipe mode.  No
+guest kernel map: guest kernel frames are [unknown].  The summary's
+"guests" object counts per machine and the (tid, cookie) pairs in more
+than one machine; "expect" counts per machine, which deferred_stats.py
+(blind to machines) cannot: the summary says "stats_checkable": false.
+
+--chains FILE writes each sample's expected merged chain, in time order:
+TIME MACHINE_PID PID TID COOKIE IP KERNEL_IPS USER_IPS (ips hex, comma
+separated, leaf first; '-' for none: a user-mode sample has no kernel part,
+a sample whose record never comes no user part).
+
 Kernel addresses come from the guest kallsyms of the fixtures
 (sysinfo/kallsyms.txt.xz) when present: use perf's --kallsyms with the
 same file to symbolise them; otherwise they are made up.
@@ -100,6 +127,7 @@ Examples:
   gen_perfdata.py -o b.data --bad nr-past-end:3 --bad dup --truncate 0.7
   gen_perfdata.py -o off.data --samples 1000000 --blocked 1000   # off-CPU
   gen_perfdata.py -o x.data --exec --tid-reuse --no-tid 20
+  gen_perfdata.py -o g.data --guests 2 --threads 4 --chains g.chains
 """
 import argparse
 import bisect
@@ -116,8 +144,9 @@ FIX = os.path.normpath(os.path.join(HERE, "..", "fixtures", "real-7.2"))
 
 # record types, misc bits
 R_MMAP, R_COMM, R_EXIT, R_FORK, R_SAMPLE, R_MMAP2, R_DEFERRED = 1, 3, 4, 7, 9, 10, 22
-R_HEADER_ATTR, R_FINISHED_ROUND, R_HEADER_FEATURE = 64, 68, 80
+R_HEADER_ATTR, R_FINISHED_ROUND, R_ID_INDEX, R_HEADER_FEATURE = 64, 68, 69, 80
 MISC_KERNEL, MISC_USER, MISC_COMM_EXEC = 1, 2, 1 << 13
+MISC_CPUMODE_MASK, MISC_GUEST_KERNEL, MISC_GUEST_USER = 7, 4, 5
 
 S_IP, S_TID, S_TIME, S_CALLCHAIN, S_ID, S_CPU, S_PERIOD = 1, 2, 4, 0x20, 0x40, 0x80, 0x100
 F_ID = 4  # read_format
@@ -134,6 +163,16 @@ A_DEFER_CALLCHAIN, A_DEFER_OUTPUT = 38, 39
 # feature ids (perf's enum in util/header.h)
 FEAT_HOSTNAME, FEAT_OSRELEASE, FEAT_VERSION, FEAT_ARCH, FEAT_NRCPUS, FEAT_CMDLINE = 3, 4, 5, 6, 7, 11
 FEAT_EVENT_DESC = 12
+
+# --guests: guest G (1..N) is machine pid guest_pid(G), its VMM's vcpu
+# threads on the host are tids guest_pid(G) + 1 + vcpu; its sample ids
+# GUEST_ID_STEP * G + 1000 + vcpu (the host's: 1000 + cpu)
+GUEST_ID_STEP = 1000000
+
+
+def guest_pid(g):
+    return 100000 + 1000 * g
+
 
 BAD_KINDS = ("nr-past-end", "nr0", "nr-big", "cookie0", "dup", "unknown-tid", "no-sample-id")
 UNPARSEABLE = ("nr-past-end", "no-sample-id")
@@ -254,11 +293,12 @@ def feat_string(enc, s):
 # ------------------------------------------------------------------ model --
 class Entry:
     __slots__ = ("tid", "pid", "cpu", "cookie", "kstacks", "ustack", "user_mode",
-                 "rec_seq", "has_record", "bad")
+                 "rec_seq", "has_record", "bad", "m")
 
     def __init__(self):
         self.rec_seq = None
         self.bad = None
+        self.m = 0  # machine: 0 the host, 1..N the guests (--guests)
 
 
 class Gen:
@@ -275,11 +315,17 @@ class Gen:
             ks = p if os.path.exists(p) else ""
         self.ksyms = Kallsyms(ks) if ks else None
         self.stype = S_IP | S_TID | S_TIME | S_CALLCHAIN | S_PERIOD
-        if a.sample_id:
+        if a.sample_id or a.guests:
             self.stype |= S_ID
         if a.sample_cpu:
             self.stype |= S_CPU
         self.ids = [1000 + c for c in range(a.cpus)]
+        # --guests: machine m (0 the host, 1..N the guests) has its machine
+        # pid and its own sample ids of the one event, one per (v)cpu
+        self.mpid = [0] + [guest_pid(g) for g in range(1, a.guests + 1)]
+        self.mids = [self.ids] + [[GUEST_ID_STEP * g + 1000 + c for c in range(a.cpus)]
+                                  for g in range(1, a.guests + 1)]
+        self.all_ids = [i for ids in self.mids for i in ids]
         self.make_stacks()
         self.make_threads()
         # the scenarios (--blocked, --exec, --tid-reuse, --no-tid) draw from
@@ -287,6 +333,20 @@ class Gen:
         self.xrng = random.Random(a.seed * 1000003 + 7)
         self.make_scenarios()
         self.cookie_ctr = [self.rng.randrange(0x100, 0x10000) | 1 for _ in range(a.cpus)]
+        # a guest's kernel counts its cookies from the same values: the same
+        # (tid, cookie) comes in several machines
+        self.mcookie = [self.cookie_ctr] + [list(self.cookie_ctr) for _ in range(a.guests)]
+        self.host_nstacks = len(self.ustacks)
+        self.gstacks = []  # per guest: indices (in self.ustacks) of its user stacks
+        self.grng = random.Random(a.seed * 7919 + 13)
+        self.gstat = [dict(machine_pid=self.mpid[m], sample_ids=self.mids[m], samples=0,
+                           samples_kernel_mode=0, samples_user_mode=0, deferred_records=0,
+                           entries_with_own_cookie=0)
+                      for m in range(a.guests + 1)]
+        self.gkeys = {}     # (tid, cookie) -> {machine: samples}, with --guests
+        self.chains = [] if a.chains else None
+        if a.guests:
+            self.make_guests()
         self.seq = 0
         self.ex = dict(samples=0, samples_kernel_mode=0, samples_user_mode=0,
                        samples_with_USER_DEFERRED=0, deferred_records=0,
@@ -362,10 +422,112 @@ class Gen:
             self.threads.append((pid, a.first_pid + i, i % a.cpus))
         self.pids = sorted({t[0] for t in self.threads})
 
-    def new_cookie(self, cpu):
-        c = self.cookie_ctr[cpu]
-        self.cookie_ctr[cpu] += 2
+    def new_cookie(self, cpu, m=0):
+        ctr = self.mcookie[m]
+        c = ctr[cpu]
+        ctr[cpu] += 2
+        if m and self.grng.random() < self.a.guest_own_cookies:
+            # a value no other machine has (the counters stay in step)
+            c |= 1 << 31
+            self.gstat[m]["entries_with_own_cookie"] += 1
         return (c << 32) | (cpu + 1)
+
+    # -- guests (--guests N): N more machines with the host's threads (same
+    # pids, tids, cpus), stacks of their own, ids of their own
+    def make_guests(self):
+        g, f = self.grng, self.bin.funcs
+        names = sorted(n for n, (v, s) in f.items() if s >= 16)
+        outer = [n for n in ("main", "__libc_start_call_main", "__libc_start_main_impl", "_start")
+                 if n in f]
+
+        def uip(name, leaf=False):
+            v, s = f[name]
+            return v + (g.randrange(0, s) if leaf else g.randrange(1, s))
+        seen = {tuple(c) for c in self.ustacks}
+        for _ in range(self.a.guests):
+            idx = []
+            while len(idx) < self.a.stacks:
+                depth = g.randrange(1, 8)
+                chain = [uip(g.choice(names), True)] + [uip(g.choice(names)) for _ in range(depth - 1)]
+                chain += [uip(n) for n in outer]
+                if tuple(chain) in seen:
+                    continue   # never the stack of another machine
+                seen.add(tuple(chain))
+                idx.append(self.add_ustack(chain))
+            self.gstacks.append(idx)
+
+    def vcpu_tid(self, m, vcpu):
+        """the host thread that runs vcpu VCPU of guest M (its VMM's thread)"""
+        return self.mpid[m] + 1 + vcpu
+
+    def gmisc(self, misc, m):
+        """header.misc of an event of machine M: a guest's events are
+        GUEST_USER if they were USER, else GUEST_KERNEL (perf inject
+        --guest-data's conversion)"""
+        if not m:
+            return misc
+        mode = MISC_GUEST_USER if misc & MISC_USER else MISC_GUEST_KERNEL
+        return (misc & ~MISC_CPUMODE_MASK) | mode
+
+    def r_id_index(self):
+        """PERF_RECORD_ID_INDEX with the extended entries: the host's ids
+        (per cpu, machine pid 0), each guest's (per vcpu: its VMM thread,
+        machine pid, vcpu)"""
+        p = self.enc.pack
+        e1, e2 = [], []
+        for m, ids in enumerate(self.mids):
+            for c, i in enumerate(ids):
+                if m == 0:
+                    e1.append(p("QQqq", i, 0, c, -1))
+                    e2.append(p("QQ", 0, 0))
+                else:
+                    e1.append(p("QQqq", i, 0, -1, self.vcpu_tid(m, c)))
+                    e2.append(p("QQ", self.mpid[m], c))
+        return self.hdr(R_ID_INDEX, 0, p("Q", len(e1)) + b"".join(e1) + b"".join(e2))
+
+    def note_sample(self, e, time, kpart, user_mode, ip):
+        """per machine counts, (tid, cookie) across machines, --chains"""
+        st = self.gstat[e.m]
+        st["samples"] += 1
+        st["samples_user_mode" if user_mode else "samples_kernel_mode"] += 1
+        if self.a.guests:
+            d = self.gkeys.setdefault((e.tid, e.cookie), {})
+            d[e.m] = d.get(e.m, 0) + 1
+        if self.chains is None:
+            return
+        k = [] if user_mode else list(struct.unpack(self.enc.e + "%dQ" % (len(kpart) // 8), kpart))[1:]
+        if not e.has_record or e.bad == "nr0":
+            u = []
+        elif e.bad == "nr-big":
+            u = self.big_stack(e)
+        else:
+            u = self.ustacks[e.ustack]
+        self.chains.append((time, self.mpid[e.m], e.pid, e.tid, e.cookie, ip, k, u))
+
+    def write_chains(self, path):
+        def ips(v):
+            return ",".join("%x" % i for i in v) if v else "-"
+        with open(path, "w") as f:
+            f.write("# time machine_pid pid tid cookie ip kernel_ips user_ips"
+                    " (the merged chain; '-': none)\n")
+            for tm, mp, pid, tid, ck, ip, k, u in sorted(self.chains):
+                f.write("%d %d %d %d %#x %x %s %s\n" % (tm, mp, pid, tid, ck, ip, ips(k), ips(u)))
+
+    def guest_summary(self):
+        keys = [d for d in self.gkeys.values() if len(d) > 1]
+        tids = {}
+        for (tid, _), d in self.gkeys.items():
+            tids.setdefault(tid, set()).update(d)
+        out = dict(machines=self.gstat,
+                   vcpu_tids={str(self.mpid[m]): [self.vcpu_tid(m, c) for c in range(self.a.cpus)]
+                              for m in range(1, len(self.mpid))},
+                   threads_per_machine=len(self.threads),
+                   tids_sampled_in_more_than_one_machine=sum(1 for v in tids.values() if len(v) > 1),
+                   same_tid_cookie_across_machines=len(keys),
+                   samples_sharing_tid_cookie_with_another_machine=sum(sum(d.values()) for d in keys),
+                   same_tid_cookie_host_and_guest=sum(1 for d in keys if 0 in d),
+                   same_tid_cookie_between_guests=sum(1 for d in keys if len(set(d) - {0}) > 1))
+        return out
 
     # -- scenarios: off-CPU (--blocked), execve (--exec), tid reuse
     # (--tid-reuse), samples without a thread id (--no-tid).  Their events
@@ -651,12 +813,12 @@ class Gen:
         return out
 
     # -- records (return bytes for the deferred file and the floor file)
-    def sid(self, pid, tid, time, cpu):
+    def sid(self, pid, tid, time, cpu, m=0):
         if self.a.no_sample_id_all:
             return b""
         b = self.enc.pack("iiQ", pid, tid, time)
         if self.stype & S_ID:
-            b += self.enc.pack("Q", self.ids[cpu])
+            b += self.enc.pack("Q", self.mids[m][cpu])
         if self.stype & S_CPU:
             b += self.enc.pack("II", cpu, 0)
         return b
@@ -664,18 +826,19 @@ class Gen:
     def hdr(self, typ, misc, body):
         return self.enc.pack("IHH", typ, misc, 8 + len(body)) + body
 
-    def r_comm(self, pid, tid, name, time, cpu, exec_=False):
-        return self.hdr(R_COMM, MISC_COMM_EXEC if exec_ else 0,
-                        self.enc.pack("ii", pid, tid) + cstr(name, 16) + self.sid(pid, tid, time, cpu))
+    def r_comm(self, pid, tid, name, time, cpu, exec_=False, m=0):
+        return self.hdr(R_COMM, self.gmisc(MISC_COMM_EXEC if exec_ else 0, m),
+                        self.enc.pack("ii", pid, tid) + cstr(name, 16)
+                        + self.sid(pid, tid, time, cpu, m))
 
-    def r_mmap2(self, pid, tid, start, length, pgoff, name, time, cpu, misc, prot=5, ino=0):
+    def r_mmap2(self, pid, tid, start, length, pgoff, name, time, cpu, misc, prot=5, ino=0, m=0):
         body = (self.enc.pack("iiQQQIIQQII", pid, tid, start, length, pgoff, 8, 1, ino, 0, prot, 2)
-                + cstr(name) + self.sid(pid, tid, time, cpu))
-        return self.hdr(R_MMAP2, misc, body)
+                + cstr(name) + self.sid(pid, tid, time, cpu, m))
+        return self.hdr(R_MMAP2, self.gmisc(misc, m), body)
 
-    def r_exit(self, pid, tid, time, cpu):
-        return self.hdr(R_EXIT, 0, self.enc.pack("iiiiQ", pid, pid, tid, pid, time)
-                        + self.sid(pid, tid, time, cpu))
+    def r_exit(self, pid, tid, time, cpu, m=0):
+        return self.hdr(R_EXIT, self.gmisc(0, m), self.enc.pack("iiiiQ", pid, pid, tid, pid, time)
+                        + self.sid(pid, tid, time, cpu, m))
 
     def r_fork(self, pid, tid, time, cpu):
         return self.hdr(R_FORK, 0, self.enc.pack("iiiiQ", pid, pid, tid, pid, time)
@@ -686,12 +849,13 @@ class Gen:
         ip = self.ustacks[e.ustack][0] if user_mode else kernel_ip
         head = p("QiiQ", ip, e.pid, e.tid, time)
         if st & S_ID:
-            head += p("Q", self.ids[cpu])
+            head += p("Q", self.mids[e.m][cpu])
         if st & S_CPU:
             head += p("II", cpu, 0)
         head += p("Q", 1000000)
-        misc = MISC_USER if user_mode else MISC_KERNEL
+        misc = self.gmisc(MISC_USER if user_mode else MISC_KERNEL, e.m)
         kp = b"" if user_mode else kpart
+        self.note_sample(e, time, kpart, user_mode, ip)
         dchain = kp + p("QQ", CTX_USER_DEFERRED, e.cookie)
         if e.bad == "nr0":
             fchain = kp
@@ -719,8 +883,9 @@ class Gen:
             nr = len(ips) // 8
         if e.bad == "nr-past-end":
             nr += 1000
-        sid = b"" if e.bad == "no-sample-id" else self.sid(e.pid, e.tid, time, cpu)
-        return self.hdr(R_DEFERRED, MISC_USER, p("QQ", e.cookie, nr) + ips + sid)
+        sid = b"" if e.bad == "no-sample-id" else self.sid(e.pid, e.tid, time, cpu, e.m)
+        self.gstat[e.m]["deferred_records"] += 1
+        return self.hdr(R_DEFERRED, self.gmisc(MISC_USER, e.m), p("QQ", e.cookie, nr) + ips + sid)
 
     # -- headers
     def attr(self, defer):
@@ -736,8 +901,8 @@ class Gen:
 
     def features(self, defer):
         e = self.enc
-        desc = (e.pack("II", 1, self.a.attr_size) + self.attr(defer) + e.pack("I", len(self.ids))
-                + feat_string(e, "cpu-clock") + e.u64s(self.ids))
+        desc = (e.pack("II", 1, self.a.attr_size) + self.attr(defer) + e.pack("I", len(self.all_ids))
+                + feat_string(e, "cpu-clock") + e.u64s(self.all_ids))
         return [(FEAT_HOSTNAME, feat_string(e, "perf-defer-gen")),
                 (FEAT_OSRELEASE, feat_string(e, "7.2.0-synthetic")),
                 (FEAT_VERSION, feat_string(e, "7.2.synthetic")),
@@ -776,6 +941,20 @@ class Gen:
             if tid != pid:
                 tm = tick()
                 yield (tm, cpu, "raw", self.r_comm(pid, tid, self.comm, tm, cpu))
+        # each guest runs the same program, same pids and tids, mapped at
+        # the same addresses (its events: guest cpumode, the guest's ids)
+        for m in range(1, a.guests + 1):
+            for pid in self.pids:
+                cpu = (pid - a.first_pid) % a.cpus
+                tm = tick()
+                yield (tm, cpu, "raw", self.r_comm(pid, pid, self.comm, tm, cpu, True, m=m))
+                tm = tick()
+                yield (tm, cpu, "raw", self.r_mmap2(pid, pid, start, length, pgoff, self.dso,
+                                                    tm, cpu, MISC_USER, 5, 4242, m=m))
+            for pid, tid, cpu in self.threads:
+                if tid != pid:
+                    tm = tick()
+                    yield (tm, cpu, "raw", self.r_comm(pid, tid, self.comm, tm, cpu, m=m))
         yield from self.sc_start()
         sched = self.sc_schedule()
 
@@ -795,11 +974,15 @@ class Gen:
         pending = [0, 0]  # entries, samples waiting for a record
         self.pending = pending
 
-        def plan(ti, budget):
+        def plan(ti, budget, m=0):
             pid, tid, cpu = self.threads[ti]
             e = Entry()
-            e.pid, e.tid, e.cpu = pid, tid, cpu
-            e.ustack = rng.randrange(len(self.ustacks))
+            e.pid, e.tid, e.cpu, e.m = pid, tid, cpu, m
+            if m:
+                gs = self.gstacks[m - 1]
+                e.ustack = gs[rng.randrange(len(gs))]
+            else:
+                e.ustack = rng.randrange(self.host_nstacks)
             e.user_mode = rng.random() < a.user_frac
             n = 1 if e.user_mode else min(a.per_entry, budget)
             e.has_record = not (rng.random() < a.missing)
@@ -830,7 +1013,7 @@ class Gen:
                     late = False
                 late = late and budget > n
             e.kstacks = [rng.randrange(len(self.kstacks)) for _ in range(n)]
-            e.cookie = 0 if e.bad == "cookie0" else self.new_cookie(cpu)
+            e.cookie = 0 if e.bad == "cookie0" else self.new_cookie(cpu, m)
             if e.cookie == 0:
                 c0 = self.cookie0_tids
                 c0[tid] = c0.get(tid, 0) + 1
@@ -898,29 +1081,42 @@ class Gen:
                 ex["deferred_records_orphan"] += 1
                 yield (tm, u.cpu, "record", (self.r_deferred(u, tm, u.cpu), None))
 
+        def slots():
+            """(thread, machine) in turn: with --guests each thread makes an
+            entry in every machine, in a random machine order: the k-th
+            entry on a cpu is the same thread's in every machine, so it
+            gets the same cookie there"""
+            for ti in range(len(self.threads)):
+                if not a.guests:
+                    yield ti, 0
+                    continue
+                ms = list(range(a.guests + 1))
+                self.grng.shuffle(ms)
+                for m in ms:
+                    yield ti, m
+
         self.unknown_tid = 0
         self.standalone = []
         self.cookie0_tids = {}
         budget = a.samples
-        nthr = len(self.threads)
         while budget > 0:
             if a.schedule == "interleave":
-                for ti in range(nthr):
+                for ti, m in slots():
                     if budget <= 0:
                         break
                     yield from due(a.samples - budget)
-                    e, n, late = plan(ti, budget)
+                    e, n, late = plan(ti, budget, m)
                     budget -= n + late
                     yield from samples_of(e)
                     yield from record_of(e, late)
                     yield from standalone()
             else:
                 wave = []
-                for ti in range(nthr):
+                for ti, m in slots():
                     if budget <= 0:
                         break
                     yield from due(a.samples - budget)
-                    e, n, late = plan(ti, budget)
+                    e, n, late = plan(ti, budget, m)
                     budget -= n + late
                     wave.append((e, late))
                     yield from samples_of(e)
@@ -931,6 +1127,10 @@ class Gen:
         for pid, tid, cpu in self.threads:
             tm = tick()
             yield (tm, cpu, "raw", self.r_exit(pid, tid, tm, cpu))
+        for m in range(1, a.guests + 1):
+            for pid, tid, cpu in self.threads:
+                tm = tick()
+                yield (tm, cpu, "raw", self.r_exit(pid, tid, tm, cpu, m=m))
         yield from self.sc_end()
 
     # -- writing
@@ -940,7 +1140,7 @@ class Gen:
         ff = open(a.floor, "wb") if a.floor else None
         outs = [(fd, True)] + ([(ff, False)] if ff else [])
         attr_d, attr_f = self.attr(True), self.attr(False)
-        ids = self.enc.u64s(self.ids)
+        ids = self.enc.u64s(self.all_ids)
         p = self.enc.pack
         MAGIC = 0x32454c4946524550
         if a.mode == "pipe":
@@ -958,6 +1158,12 @@ class Gen:
                 f.write(attr_d if defer else attr_f)
                 f.write(p("QQ", hsize, len(ids)))
             data_off = {f: f.tell() for f, _ in outs}
+        if a.guests:
+            # which machine each id is of: before any event (perf processes
+            # it at once, the other events are sorted)
+            idx = self.r_id_index()
+            for f, _ in outs:
+                f.write(idx)
 
         fr = self.hdr(R_FINISHED_ROUND, 0, b"")
         ex = self.ex
@@ -1103,6 +1309,16 @@ def main():
     ap.add_argument("--start-time", type=int, default=10_000_000_000)
     ap.add_argument("--first-pid", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--guests", type=int, default=0, metavar="N",
+                    help="N guest machines besides the host, with the host's pids and tids, "
+                    "user stacks of their own, the same cookie values; implies --sample-id "
+                    "and writes a PERF_RECORD_ID_INDEX with machine pids (see the docstring)")
+    ap.add_argument("--guest-own-cookies", type=float, default=0.25, metavar="FRAC",
+                    help="with --guests: fraction of a guest's entries whose cookie no other "
+                    "machine has (the others: the host's value of the same entry; default 0.25)")
+    ap.add_argument("--chains", metavar="FILE",
+                    help="write each sample's expected merged chain here, one line per sample "
+                    "in time order: TIME MACHINE_PID PID TID COOKIE IP KERNEL_IPS USER_IPS")
     ap.add_argument("--bad", action="append", default=[], metavar="KIND[:N]",
                     help="inject bad input: " + ", ".join(BAD_KINDS))
     ap.add_argument("--truncate", type=float, metavar="FRAC",
@@ -1162,6 +1378,17 @@ def main():
         ap.error("--truncate takes a fraction in (0, 1)")
     if a.mode == "pipe" and a.endian == "big":
         ap.error("--endian big is for file mode only (perf swaps no pipe-mode feature)")
+    if a.guests < 0 or a.guests > 40:
+        ap.error("--guests takes 0..40")
+    if not 0 <= a.guest_own_cookies <= 1:
+        ap.error("--guest-own-cookies takes a fraction")
+    if a.guests:
+        if a.no_sample_id_all:
+            ap.error("--guests needs sample_id_all: records name their machine by their id")
+        if a.cpus > 999 or a.cpus * (a.guests + 1) > 1300:
+            ap.error("--guests: too many (v)cpus for one ID_INDEX record")
+        if a.first_pid + a.threads + a.blocked + 10 > guest_pid(1):
+            ap.error("--guests: host tids would reach the VMM threads' (%d...)" % guest_pid(1))
 
     g = Gen(a)
     size, fsize, data_off = g.write()
@@ -1171,8 +1398,10 @@ def main():
                seed=a.seed, binary=os.path.abspath(a.binary), dso_path=g.dso,
                kallsyms=bool(g.ksyms), bytes=size, floor_bytes=fsize)
     out.update(g.info)
+    # (deferred_stats.py matches by (tid, cookie), blind to machines: with
+    # --guests the same (tid, cookie) is in several machines)
     checkable = not (set(g.info["bad"]) & set(UNPARSEABLE)) and a.truncate is None \
-        and a.endian == "little"
+        and a.endian == "little" and not a.guests
     if a.truncate is not None:
         out["truncated"] = truncate(a.output, data_off, a.truncate, a.endian, a.mode == "pipe",
                                     a.truncate_header)
@@ -1204,6 +1433,11 @@ def main():
         ex["deferred_records_orphan"] = ex["deferred_records"]
         ex["deferred_with_same_tid_cookie_more_than_once"] = g.info["bad"].get("dup", 0) + \
             (sum(g.cookie0_tids.values()) > 1)
+    if a.guests:
+        out["guests"] = g.guest_summary()
+    if a.chains:
+        g.write_chains(a.chains)
+        out["chains_file"] = a.chains
     out["expect"] = g.ex
     out["floor_expect"] = dict(samples=g.ex["samples"],
                                deferred_records=g.ex["deferred_records"] if a.floor_records else 0,

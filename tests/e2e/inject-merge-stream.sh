@@ -1,0 +1,58 @@
+#!/bin/bash
+# inject-merge-stream: `perf inject --merge-callchains` writes as it reads,
+# with the FINISHED_ROUNDs of its output where they belong.
+#
+# It must order events to merge them, and perf inject's FINISHED_ROUND
+# handler used to copy each round out as it came, flushing nothing: the
+# whole input was held to the end, every round of the output came before
+# its first sample, and whatever read the output held all of it too, so
+# `perf record -o - | perf inject --merge-callchains -o - | ...` stalled.
+#
+# Generated pipe (tests/tools/gen_perfdata.py): 40 threads on 4 CPUs, a
+# round every 256 events, a fifth of the records in another CPU's buffer
+# (they come a round or more after their samples) and some samples taken
+# after their record.  Checked on the output of perf inject, from a pipe
+# to a pipe:
+#   - its rounds are spread over its samples: some before a tenth of them,
+#     some after nine tenths (so it was written as the input was read;
+#     before, every round came before the first sample);
+#   - it is in time order: perf script of it finds no event out of order
+#     (the merged samples are written at their own time, not at their
+#     record's, and the rounds after the events they flush);
+#   - it has every sample of the input.
+. "$(dirname "$0")/../lib.sh"
+
+GEN=$TOP/tests/tools/gen_perfdata.py
+[ -x "$PERF" ] || skip "no perf binary at $PERF"
+cd "$TMPD"
+
+python3 "$GEN" -o in.pipe --mode pipe --samples 20000 --threads 40 --cpus 4 --per-entry 4 \
+	--round-events 256 --migrate 0.2 --late 0.05 --dso-path /fixtures/bin/mt_syscalls \
+	> gen.json || fail "generator failed"
+"$PERF" inject --merge-callchains -i - -o - < in.pipe > out.pipe 2> inject.err ||
+	fail "perf inject --merge-callchains failed: $(head -3 inject.err)"
+no_sanitizer_report inject.err
+
+# the positions of the rounds among the samples: "SAMPLES ROUNDS FIRST LAST",
+# FIRST and LAST the samples written before the first and the last round
+"$PERF" report -D -i - < out.pipe 2> dump.err |
+	awk '/ PERF_RECORD_SAMPLE/ { n++ }
+	     / PERF_RECORD_FINISHED_ROUND/ { if (!r++) first = n; last = n }
+	     END { print n + 0, r + 0, first + 0, last + 0 }' > rounds.txt
+read -r samples rounds first last < rounds.txt
+echo "output: $samples samples, $rounds rounds, the first after $first samples, the last after $last"
+[ "$rounds" -gt 10 ] || fail "$rounds rounds in the output"
+[ $((first * 10)) -lt "$samples" ] ||
+	fail "the first round of the output comes after $first of $samples samples"
+[ $((last * 10)) -gt $((samples * 9)) ] ||
+	fail "the last round of the output comes after $last of $samples samples: not written as read"
+
+in=$("$PERF" report --stats -i - < in.pipe 2> /dev/null | awk '/SAMPLE events:/ { print $3; exit }')
+[ "$samples" = "$in" ] || fail "$samples samples out of perf inject, $in in"
+
+"$PERF" script -i - < out.pipe > script.txt 2> script.err || fail "perf script of the output failed"
+no_sanitizer_report script.err
+if grep -i "out of order" script.err; then
+	fail "perf script finds events out of order in perf inject's output"
+fi
+echo "inject --merge-callchains streams: ok"
