@@ -289,8 +289,10 @@ done
 
 # triage: run every crash and hang again with the ASan perf
 # (allocations that fail return NULL, as under afl-fuzz: perf refuses the
-# sizes files ask for by failing cleanly)
-export ASAN_OPTIONS=detect_leaks=0:symbolize=1:allocator_may_return_null=1
+# sizes files ask for by failing cleanly; past 2 GB they fail at once:
+# ASan takes tens of seconds to map the 17 GB a fuzzed TRACING_DATA size
+# asks for, which plain perf is refused in no time, and that is no hang)
+export ASAN_OPTIONS=detect_leaks=0:symbolize=1:allocator_may_return_null=1:max_allocation_size_mb=2048
 export UBSAN_OPTIONS=print_stacktrace=1
 crashes=0 hangs=0 known=0
 : > "$out/triage.txt"

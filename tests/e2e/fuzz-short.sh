@@ -61,7 +61,7 @@ for f in "$TOP"/tests/fuzz/regressions/*.data; do
 	for args in "script" "script --no-merge-callchains"; do
 		rc=0
 		# shellcheck disable=SC2086 # $args is a list
-		ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=0 timeout 120 \
+		ASAN_OPTIONS=allocator_may_return_null=1:max_allocation_size_mb=2048:detect_leaks=0 timeout 120 \
 			"$afl" $args --kallsyms="$TMPD/ks.txt" -i "$f" > /dev/null 2> "$TMPD/err" || rc=$?
 		[ $rc != 124 ] || fail "$(basename "$f"): the AFL build's perf $args runs over 120 s"
 		if [ $rc -gt 128 ] && [ $rc -lt 160 ]; then
