@@ -120,11 +120,16 @@ if [ -n "$name" ] && [ -n "$email" ] && [ "$name <$email>" != "$placeholder" ]; 
 	ident="$name <$email>"
 	for f in "$tmp"/*.patch; do
 		[ -e "$f" ] || continue
-		PH=$placeholder ID=$ident awk '
-			BEGIN { ph = ENVIRON["PH"]; id = ENVIRON["ID"] }
+		PH=$placeholder ID=$ident NAME=$name awk '
+			BEGIN { ph = ENVIRON["PH"]; id = ENVIRON["ID"]; name = ENVIRON["NAME"]
+				phname = ph; sub(/ <.*/, "", phname) }
 			!hdr && $0 == "From: " ph { print "From: " id; next }
 			!hdr && /^$/ { hdr = 1 }
 			$0 == "Signed-off-by: " ph { print "Signed-off-by: " id; next }
+			# the cover letter'"'"'s shortlog
+			index($0, phname " (") == 1 && /^[^(]*\([0-9]+\):$/ {
+				sub(/^[^(]*\(/, ""); print name " (" $0; next
+			}
 			{ print }' "$f" > "$f.id" && mv "$f.id" "$f"
 	done
 fi
