@@ -33,7 +33,7 @@ export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 mode=${1:-}
 
 patches_hash() {
-	(cd "$pdir" 2>/dev/null && sha1sum -- * 2>/dev/null) | sha1sum | cut -c1-40
+	(cd "$pdir" 2>/dev/null && find . -type f | sort | xargs -r sha1sum --) | sha1sum | cut -c1-40
 }
 notes_ref() {
 	git -C "$src" rev-parse -q --verify refs/notes/commits || true

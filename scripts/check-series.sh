@@ -113,11 +113,12 @@ if [ -f "$pdir/series" ]; then
 else
 	echo "$P/series is missing" >> "$log"
 fi
-for f in "$pdir"/*.patch; do
+# (a series split into submissions has them in folders: DIR/PATCH)
+for f in "$pdir"/*.patch "$pdir"/*/*.patch; do
 	[ -e "$f" ] || continue
 	[ "${f##*/}" = 0000-cover-letter.patch ] && continue
-	grep -qxF "$(basename "$f")" "$pdir/series" 2>/dev/null ||
-		echo "not listed in $P/series: $(basename "$f")" >> "$log"
+	grep -qxF "${f#"$pdir"/}" "$pdir/series" 2>/dev/null ||
+		echo "not listed in $P/series: ${f#"$pdir"/}" >> "$log"
 done
 if [ -s "$log" ]; then
 	result 1 "$SER_NAME: $P/series" "$log" "series and patch files disagree"
@@ -133,32 +134,50 @@ commits=()
 for l in "${applied[@]}"; do commits+=("${l%% *}"); done
 nok=${#commits[@]}
 
-# --- the cover letter -----------------------------------------------------
-if [ -f "$pdir/cover-letter.txt" ] || [ -f "$pdir/0000-cover-letter.patch" ]; then
+# --- the cover letters -----------------------------------------------------
+# one beside each cover-letter.txt (the series', or each submission's)
+covers=$(cd "$pdir" && { find . -maxdepth 2 -name cover-letter.txt; find . -maxdepth 2 -name 0000-cover-letter.patch; } |
+	sed 's,^\./,,; s,/*[^/]*$,,' | sort -u)
+if [ -n "$covers" ] || [ -f "$pdir/cover-letter.txt" ]; then
 	log=$logdir/$SER_LOG-cover-letter.log
 	: > "$log"
-	cl=$pdir/0000-cover-letter.patch
-	if [ ! -f "$pdir/cover-letter.txt" ]; then
-		echo "$P/0000-cover-letter.patch but no $P/cover-letter.txt to make it from" >> "$log"
-		result 1 "$SER_NAME: cover letter" "$log" "no $P/cover-letter.txt"
-	elif [ ! -f "$cl" ] && [ ${#patches[@]} = 0 ]; then
-		# (git format-patch writes no cover letter for no patches)
-		echo "no patches yet: no cover letter" >> "$log"
+	bad=
+	for d in ${covers:-.}; do
+		[ -n "$d" ] || d=.
+		cl=$pdir/$d/0000-cover-letter.patch
+		if [ ! -f "$pdir/$d/cover-letter.txt" ]; then
+			echo "$P/$d/0000-cover-letter.patch but no cover-letter.txt to make it from" >> "$log"
+			bad="no cover-letter.txt"
+		elif [ ! -f "$cl" ] && [ ${#patches[@]} = 0 ]; then
+			# (git format-patch writes no cover letter for no patches)
+			echo "no patches yet: no cover letter" >> "$log"
+		elif [ ! -f "$cl" ]; then
+			echo "$P/$d/cover-letter.txt but no 0000-cover-letter.patch: run 'make export'" >> "$log"
+			bad="0000-cover-letter.patch missing"
+		fi
+	done
+	if [ -n "$bad" ]; then
+		result 1 "$SER_NAME: cover letter" "$log" "$bad"
+	elif [ ${#patches[@]} = 0 ]; then
 		result 0 "$SER_NAME: cover letter" "$log" "no patches yet, no cover letter"
-	elif [ ! -f "$cl" ]; then
-		echo "$P/cover-letter.txt but no $P/0000-cover-letter.patch: run 'make export'" >> "$log"
-		result 1 "$SER_NAME: cover letter" "$log" "0000-cover-letter.patch missing"
 	elif [ "$nok" != "${#patches[@]}" ]; then
 		echo "not checked: the series does not apply" >> "$log"
 		result 77 "$SER_NAME: cover letter" "$log" "not checked: the series does not apply"
 	else
 		cldir=$(mktemp -d /tmp/check-series-cl.XXXXXX)
-		if "$top/scripts/export.sh" --to "$cldir" --tip "${commits[$((nok - 1))]:-base}" >> "$log" 2>&1 &&
-		   diff -u "$cl" "$cldir/0000-cover-letter.patch" >> "$log"; then
-			result 0 "$SER_NAME: cover letter" "$log" \
-				"$(sed -n 's/^Subject: \(\[[^]]*\]\).*/\1/p' "$cl"), up to date"
+		ok=0 n=0 what=
+		"$top/scripts/export.sh" --to "$cldir" --tip "${commits[$((nok - 1))]:-base}" >> "$log" 2>&1 || ok=1
+		for d in ${covers:-.}; do
+			cl=$pdir/$d/0000-cover-letter.patch
+			diff -u "$cl" "$cldir/$d/0000-cover-letter.patch" >> "$log" || ok=1
+			n=$((n + 1))
+			what=$(sed -n 's/^Subject: \(\[[^]]*\]\).*/\1/p' "$cl")
+		done
+		if [ $ok = 0 ]; then
+			[ $n = 1 ] || what="$n cover letters"
+			result 0 "$SER_NAME: cover letter" "$log" "$what, up to date"
 		else
-			echo "(- $P/0000-cover-letter.patch, + what 'make export' would write)" >> "$log"
+			echo "(- $P/.../0000-cover-letter.patch, + what 'make export' would write)" >> "$log"
 			result 1 "$SER_NAME: cover letter" "$log" "out of date: run 'make export'"
 		fi
 		rm -rf "$cldir"
@@ -172,9 +191,12 @@ declare -A cpmsg cprc
 cpdir=$(mktemp -d /tmp/check-series.XXXXXX)
 trap 'rm -rf "$cpdir"' EXIT
 t_cp=$(now)
-for p in "${patches[@]}"; do
+# a patch's number in the stack (NNNN): its logs' names
+pnum() { printf '%04d' $(($1 + 1)); }
+for i in "${!patches[@]}"; do
+	p=${patches[$i]}
 	f=$pdir/$p
-	n=${p%%-*}
+	n=$(pnum "$i")
 	log=$logdir/$SER_LOG-$n.log
 	{
 		echo "== $p"
@@ -197,9 +219,9 @@ for p in "${patches[@]}"; do
 			ign=${ign:+$ign,}$type
 		done <<< "$excs"
 		echo "== checkpatch --strict${ign:+ --ignore $ign}"
-		cp "$f" "$cpdir/$p"
+		cp "$f" "$cpdir/${p##*/}"
 		out=$(cd "$cpdir" && "$checkpatch" --strict --no-tree --show-types \
-			--color=never ${ign:+--ignore "$ign"} "$p" 2>&1)
+			--color=never ${ign:+--ignore "$ign"} "${p##*/}" 2>&1)
 		rc=$?
 		echo "$out"
 		total=$(echo "$out" | grep -m1 '^total: ')
@@ -223,7 +245,7 @@ for p in "${patches[@]}"; do
 		elif [ -n "$ign" ]; then
 			# an exception nothing needs any more is stale: remove it
 			all=$(cd "$cpdir" && "$checkpatch" --strict --no-tree \
-				--show-types --color=never "$p" 2>&1)
+				--show-types --color=never "${p##*/}" 2>&1)
 			for type in ${ign//,/ }; do
 				if ! echo "$all" | grep -q "^[A-Z]*:$type:"; then
 					echo "exception '$type' is not needed: remove its line from the patch's notes"
@@ -324,7 +346,7 @@ if [ $prefixes = 1 ]; then
 fi
 behaviour() { # i name tree: judge prefix i, one result line
 	local i=$1 name="$2: behaviour" tree=$3 log rc detail
-	log=$logdir/$SER_LOG-${patches[$i]%%-*}-behaviour.log
+	log=$logdir/$SER_LOG-$(pnum "$i")-behaviour.log
 	: > "$log"
 	if [ $base_ok != 0 ]; then
 		echo "the base was not measured: $base_how (log: $blog)" >> "$log"
@@ -346,7 +368,7 @@ behaviour() { # i name tree: judge prefix i, one result line
 
 for i in "${!patches[@]}"; do
 	p=${patches[$i]}
-	n=${p%%-*}
+	n=$(pnum "$i")
 	name="$SER_NAME: ${p%.patch}"
 	log=$logdir/$SER_LOG-$n.log
 	rc=${cprc[$p]} msg=${cpmsg[$p]}
@@ -362,7 +384,7 @@ for i in "${!patches[@]}"; do
 		fi
 		[ $prefixes = 1 ] || continue
 		echo "not checked: ${patches[$nok]} does not apply" > "$logdir/$SER_LOG-$n-behaviour.log"
-		result 77 "$name: behaviour" "$logdir/$SER_LOG-$n-behaviour.log" "not checked: ${patches[$nok]%%-*} does not apply"
+		result 77 "$name: behaviour" "$logdir/$SER_LOG-$n-behaviour.log" "not checked: ${patches[$nok]%.patch} does not apply"
 		continue
 	fi
 	if [ $prefixes = 0 ]; then

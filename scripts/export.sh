@@ -57,55 +57,95 @@ trap 'rm -rf "$tmp"' EXIT
 # git rebase and git commit --amend carry the notes over to the new commits
 git -C "$src" config notes.rewriteRef refs/notes/commits
 
-prefix=PATCH subject= withcover=
-if [ -f "$cover" ]; then
-	subject=$(sed -n '/^$/q; s/^Subject:[[:space:]]*//p' "$cover")
-	p=$(sed -n '/^$/q; s/^Prefix:[[:space:]]*//p' "$cover")
-	[ -n "$p" ] && prefix=$p
-	if [ -z "$subject" ]; then
-		echo "export.sh: ${cover#$top/} has no 'Subject:' line" >&2
+# one git format-patch series: format RANGE DIR COVER-LETTER.TXT
+format() {
+	local range=$1 dir=$2 cover=$3 last=${1#*..} prefix=PATCH subject= withcover= p
+	mkdir -p "$dir"
+	if [ -f "$cover" ]; then
+		subject=$(sed -n '/^$/q; s/^Subject:[[:space:]]*//p' "$cover")
+		p=$(sed -n '/^$/q; s/^Prefix:[[:space:]]*//p' "$cover")
+		[ -n "$p" ] && prefix=$p
+		if [ -z "$subject" ]; then
+			echo "export.sh: ${cover#$top/} has no 'Subject:' line" >&2
+			exit 1
+		fi
+		withcover=--cover-letter
+	fi
+	git -C "$src" format-patch -q --no-signature --zero-commit --notes \
+		--full-index --abbrev=12 --subject-prefix="$prefix" $withcover \
+		-o "$dir" "$range"
+
+	if [ -n "$withcover" ] && [ -f "$dir/0000-cover-letter.patch" ]; then
+		# fill in git's placeholders; From and Date of the last commit
+		sed '1,/^$/d' "$cover" > "$dir/.body"
+		from=$(git -C "$src" log -1 --format='%an <%ae>' "$last")
+		date=$(git -C "$src" log -1 --format='%aD' "$last")
+		awk -v subject="$subject" -v from="$from" -v date="$date" -v body="$dir/.body" '
+			# git folds a long identity onto a second line: drop it with the first
+			!hdr && /^From: / { print "From: " from; infrom = 1; next }
+			!hdr && infrom && /^ / { next }
+			{ infrom = 0 }
+			!hdr && /^Date: / { print "Date: " date; next }
+			!hdr && /^Subject: .*\*\*\* SUBJECT HERE \*\*\*$/ {
+				# fold the header as git does, at about 78 columns
+				line = $0; sub(/\*\*\* SUBJECT HERE \*\*\*$/, "", line)
+				sub(/ $/, "", line)
+				n = split(subject, w, " ")
+				for (i = 1; i <= n; i++) {
+					if (length(line) + 1 + length(w[i]) > 78 && line !~ /^Subject: \[[^]]*\]$/) {
+						print line; line = ""
+					}
+					line = line " " w[i]
+				}
+				print line
+				next
+			}
+			!hdr && /^$/ { hdr = 1 }
+			$0 == "*** BLURB HERE ***" {
+				while ((getline l < body) > 0) print l
+				next
+			}
+			{ print }' "$dir/0000-cover-letter.patch" > "$dir/.cover" &&
+			mv "$dir/.cover" "$dir/0000-cover-letter.patch"
+		rm -f "$dir/.body"
+	fi
+}
+
+# A series split into submissions (patches-7.2/: one folder each, with its
+# own cover-letter.txt and series, and the top series naming DIR/PATCH in
+# the order they apply): each commit goes where its patch was, a new one
+# where the one before it is.
+subs=$(sed -n 's,^\([^#/][^/]*\)/[0-9]\{4\}-.*\.patch$,\1,p' "$SER_PATCHES/series" 2> /dev/null | uniq)
+if [ -z "$subs" ]; then
+	format "base..$tip" "$tmp" "$cover"
+else
+	declare -A where=()
+	for d in $subs; do
+		while read -r f; do where[${f#[0-9][0-9][0-9][0-9]-}]=$d; done < "$SER_PATCHES/$d/series"
+	done
+	git -C "$src" format-patch -q --zero-commit -o "$tmp/all" "base..$tip"
+	d=${subs%%$'\n'*} start=base n=0 prev=
+	: > "$tmp/groups"
+	for c in $(git -C "$src" rev-list --reverse "base..$tip"); do
+		n=$((n + 1))
+		f=$(cd "$tmp/all" && ls | sed -n "$n"p)
+		d=${where[${f#[0-9][0-9][0-9][0-9]-}]:-$d}
+		[ "$d" = "$prev" ] || echo "$d $c" >> "$tmp/groups"
+		prev=$d
+	done
+	rm -rf "$tmp/all"
+	if [ "$(cut -d' ' -f1 "$tmp/groups" | sort | uniq -d)" != "" ]; then
+		echo "export.sh: a submission's commits are not all together:" >&2
+		cut -d' ' -f1 "$tmp/groups" >&2
 		exit 1
 	fi
-	withcover=--cover-letter
-fi
-git -C "$src" format-patch -q --no-signature --zero-commit --notes \
-	--full-index --abbrev=12 --subject-prefix="$prefix" $withcover \
-	-o "$tmp" "base..$tip"
-# drop the "index" lines' blob churn? keep them (git am needs them for 3-way)
-
-if [ -n "$withcover" ] && [ -f "$tmp/0000-cover-letter.patch" ]; then
-	# fill in git's placeholders; From and Date of the last commit
-	sed '1,/^$/d' "$cover" > "$tmp/body"
-	from=$(git -C "$src" log -1 --format='%an <%ae>' "$tip")
-	date=$(git -C "$src" log -1 --format='%aD' "$tip")
-	awk -v subject="$subject" -v from="$from" -v date="$date" -v body="$tmp/body" '
-		# git folds a long identity onto a second line: drop it with the first
-		!hdr && /^From: / { print "From: " from; infrom = 1; next }
-		!hdr && infrom && /^ / { next }
-		{ infrom = 0 }
-		!hdr && /^Date: / { print "Date: " date; next }
-		!hdr && /^Subject: .*\*\*\* SUBJECT HERE \*\*\*$/ {
-			# fold the header as git does, at about 78 columns
-			line = $0; sub(/\*\*\* SUBJECT HERE \*\*\*$/, "", line)
-			sub(/ $/, "", line)
-			n = split(subject, w, " ")
-			for (i = 1; i <= n; i++) {
-				if (length(line) + 1 + length(w[i]) > 78 && line !~ /^Subject: \[[^]]*\]$/) {
-					print line; line = ""
-				}
-				line = line " " w[i]
-			}
-			print line
-			next
-		}
-		!hdr && /^$/ { hdr = 1 }
-		$0 == "*** BLURB HERE ***" {
-			while ((getline l < body) > 0) print l
-			next
-		}
-		{ print }' "$tmp/0000-cover-letter.patch" > "$tmp/cover" &&
-		mv "$tmp/cover" "$tmp/0000-cover-letter.patch"
-	rm -f "$tmp/body"
+	# each submission: from the first commit of the next back to its own
+	while read -r d first; do
+		next=$(awk -v d="$d" 'found { print $2; exit } $1 == d { found = 1 }' "$tmp/groups")
+		last=${next:+$next~1}
+		format "$first~1..${last:-$tip}" "$tmp/$d" "$SER_PATCHES/$d/cover-letter.txt"
+	done < "$tmp/groups"
+	cut -d' ' -f1 "$tmp/groups" > "$tmp/subs"
 fi
 
 # the placeholder's From and Signed-off-by: the exporting person's
@@ -118,7 +158,7 @@ if [ -n "$name" ] && [ -n "$email" ] && [ "$name <$email>" != "$placeholder" ]; 
 	*[!A-Za-z0-9\ _-]*) name="\"${name//\"/\\\"}\"" ;;
 	esac
 	ident="$name <$email>"
-	for f in "$tmp"/*.patch; do
+	for f in "$tmp"/*.patch "$tmp"/*/*.patch; do
 		[ -e "$f" ] || continue
 		PH=$placeholder ID=$ident NAME=$name awk '
 			BEGIN { ph = ENVIRON["PH"]; id = ENVIRON["ID"]; name = ENVIRON["NAME"]
@@ -134,14 +174,36 @@ if [ -n "$name" ] && [ -n "$email" ] && [ "$name <$email>" != "$placeholder" ]; 
 	done
 fi
 
-rm -f "$out"/[0-9][0-9][0-9][0-9]-*.patch
+rm -f "$out"/[0-9][0-9][0-9][0-9]-*.patch "$out"/*/[0-9][0-9][0-9][0-9]-*.patch
 : > "$out/series"
-for f in "$tmp"/*.patch; do
-	[ -e "$f" ] || continue
-	b=$(basename "$f")
-	cp "$f" "$out/$b"
-	[ "$b" = 0000-cover-letter.patch ] || echo "$b" >> "$out/series"
-done
+copy() { # DIR: the patches of $tmp/DIR into $out/DIR, listed in DIR/series
+	local b
+	mkdir -p "$out/$1"
+	[ "$1" = . ] || : > "$out/$1/series"
+	for f in "$tmp/$1"/*.patch; do
+		[ -e "$f" ] || continue
+		b=$(basename "$f")
+		cp "$f" "$out/$1/$b"
+		[ "$b" = 0000-cover-letter.patch ] && continue
+		if [ "$1" = . ]; then
+			echo "$b" >> "$out/series"
+		else
+			echo "$b" >> "$out/$1/series"
+			echo "$1/$b" >> "$out/series"
+		fi
+	done
+}
+if [ -f "$tmp/subs" ]; then
+	while read -r d; do
+		copy "$d"
+		# (--to: with the cover-letter.txt it was made from)
+		[ "$out" = "$SER_PATCHES" ] || [ ! -f "$SER_PATCHES/$d/cover-letter.txt" ] ||
+			cp "$SER_PATCHES/$d/cover-letter.txt" "$out/$d/"
+	done < "$tmp/subs"
+else
+	copy .
+fi
 # patches/ now matches build/src: 'make' need not re-apply it
 [ "$out" = "$SER_PATCHES" ] && "$top/scripts/apply.sh" --record
-echo "export.sh: $(wc -l < "$out/series") patches$([ -f "$out/0000-cover-letter.patch" ] && echo " and a cover letter") in $out"
+covers=$(find "$out" -maxdepth 2 -name 0000-cover-letter.patch | wc -l)
+echo "export.sh: $(wc -l < "$out/series") patches and $covers cover letter(s) in $out"
