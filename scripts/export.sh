@@ -152,27 +152,34 @@ fi
 placeholder="Perf Defer Developers <perf-defer@localhost>"
 name=$(git -C "$top" config user.name || true)
 email=$(git -C "$top" config user.email || true)
+ident=
 if [ -n "$name" ] && [ -n "$email" ] && [ "$name <$email>" != "$placeholder" ]; then
 	# a name with characters outside atext is quoted, as git does
 	case $name in
 	*[!A-Za-z0-9\ _-]*) name="\"${name//\"/\\\"}\"" ;;
 	esac
 	ident="$name <$email>"
-	for f in "$tmp"/*.patch "$tmp"/*/*.patch; do
-		[ -e "$f" ] || continue
-		PH=$placeholder ID=$ident NAME=$name awk '
-			BEGIN { ph = ENVIRON["PH"]; id = ENVIRON["ID"]; name = ENVIRON["NAME"]
-				phname = ph; sub(/ <.*/, "", phname) }
-			!hdr && $0 == "From: " ph { print "From: " id; next }
-			!hdr && /^$/ { hdr = 1 }
-			$0 == "Signed-off-by: " ph { print "Signed-off-by: " id; next }
-			# the cover letter'"'"'s shortlog
-			index($0, phname " (") == 1 && /^[^(]*\([0-9]+\):$/ {
-				sub(/^[^(]*\(/, ""); print name " (" $0; next
-			}
-			{ print }' "$f" > "$f.id" && mv "$f.id" "$f"
-	done
 fi
+# (and a From: that git folds onto a second line, as it does a long
+# identity, on one line: the same whoever wrote the commit)
+for f in "$tmp"/*.patch "$tmp"/*/*.patch; do
+	[ -e "$f" ] || continue
+	PH=$placeholder ID=${ident:-$placeholder} NAME=${ident:+$name} awk '
+		BEGIN { ph = ENVIRON["PH"]; id = ENVIRON["ID"]; name = ENVIRON["NAME"]
+			phname = ph; sub(/ <.*/, "", phname) }
+		function flush() { if (from != "") { print (from == "From: " ph ? "From: " id : from); from = "" } }
+		!hdr && /^From: / { flush(); from = $0; next }
+		!hdr && from != "" && /^ / { sub(/^ +/, " "); from = from $0; next }
+		{ flush() }
+		!hdr && /^$/ { hdr = 1 }
+		$0 == "Signed-off-by: " ph { print "Signed-off-by: " id; next }
+		# the cover letter'"'"'s shortlog
+		name != "" && index($0, phname " (") == 1 && /^[^(]*\([0-9]+\):$/ {
+			sub(/^[^(]*\(/, ""); print name " (" $0; next
+		}
+		{ print }
+		END { flush() }' "$f" > "$f.id" && mv "$f.id" "$f"
+done
 
 rm -f "$out"/[0-9][0-9][0-9][0-9]-*.patch "$out"/*/[0-9][0-9][0-9][0-9]-*.patch
 : > "$out/series"
