@@ -106,7 +106,9 @@ make -s -C "$src/tools/perf" O="$O" JOBS="${JOBS:-$(nproc)}" "${flags[@]}" \
 	echo "build.sh: perf build failed (log: $O/build.log)" >&2
 	exit 1
 }
-opts=$("$O/perf" version --build-options)
+# (PERF_DEFER_EXEC runs it where this kernel cannot: qemu-i386 for the i386
+# build of tests/e2e/m32-build.sh on a kernel without IA32 emulation)
+opts=$(${PERF_DEFER_EXEC:-} "$O/perf" version --build-options)
 # perf 6.12 reports libdw as "dwarf"; NO_LIBPYTHON=1 in ARGS (the AFL
 # build of scripts/fuzz.sh) turns Python off
 libs="libelf dwarf libtraceevent zlib libunwind libpython"
