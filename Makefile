@@ -85,6 +85,7 @@ realkernel: build
 
 bench: build
 	tests/bench/run.sh
+	tests/bench/targets.sh --instructions
 
 # build outputs; keeps build/src and build/src-7.2 (the series' commits)
 # and build/wt (worktrees)
