@@ -20,7 +20,9 @@
 # counters are kept); afterwards one untimed perf script --tid of the
 # blocked threads counts how many of their samples got a user part.
 # Every ratio in the output is between runs of this one invocation.  Results
-# go to stdout and, as Markdown, to docs/bench.md (--out FILE to change).
+# go to stdout and, as Markdown, to docs/bench.md (--out FILE to change),
+# below its line "<!-- tests/bench/run.sh writes below this line -->": what
+# is above it (the targets and the sessions' measurements) is kept.
 #
 # Usage: tests/bench/run.sh [--full] [--reps N] [--cells REGEX] [--no-upstream]
 #                           [--no-72] [--timeout SEC] [--big-timeout SEC] [--out FILE]
@@ -75,6 +77,16 @@ while [ $# -gt 0 ]; do
 done
 
 export LC_ALL=C PERF_CONFIG=/dev/null
+# what is above this line of $OUT stays (the targets, the sessions' notes)
+marker='<!-- tests/bench/run.sh writes below this line -->'
+write_out() { # MARKDOWN: $OUT's part above the marker, then MARKDOWN
+	{
+		[ -f "$OUT" ] && grep -qxF "$marker" "$OUT" &&
+			awk -v m="$marker" '{ print } $0 == m { print ""; exit }' "$OUT"
+		cat "$1"
+	} > "$OUT.tmp" && mv "$OUT.tmp" "$OUT"
+}
+
 if [ $TABLE_ONLY = 1 ]; then  # again from build/bench/*.txt of the last run
 	B=$TOP/build/bench
 	[ -s "$B/results.txt" ] || { echo "no $B/results.txt: run the benchmark first" >&2; exit 1; }
@@ -82,8 +94,8 @@ if [ $TABLE_ONLY = 1 ]; then  # again from build/bench/*.txt of the last run
 	  read -r BENCH_P72_VERSION || BENCH_P72_VERSION=n/a; } < "$B/run-info.txt"
 	export BENCH_LOAD BENCH_P72_VERSION
 	python3 "$TOP/tests/bench/table.py" "$B/results.txt" "$B/cells.txt" "$B/data" "$elapsed" \
-		"${REPS:--}" "$ourver" "$upver" "$om" "$B" > "$OUT.tmp" &&
-		mv "$OUT.tmp" "$OUT" && cat "$OUT" && echo "written: $OUT"
+		"${REPS:--}" "$ourver" "$upver" "$om" "$B" > "$B/table.md" &&
+		write_out "$B/table.md" && cat "$OUT" && echo "written: $OUT"
 	exit
 fi
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/perf-defer-bench.XXXXXX")
@@ -287,7 +299,7 @@ printf '%s %s\n%s\n%s\n%s\n%s\n' "$elapsed" "$BENCH_LOAD" "$ours_merge" "$ourver
 	"$p72ver" > "$TOP/build/bench/run-info.txt"
 BENCH_P72_VERSION=$p72ver python3 "$TOP/tests/bench/table.py" "$WORK/res" "$WORK/cells" "$DATA" \
 	"$elapsed" "${REPS:--}" "$ourver" "$upver" "$ours_merge" "$TOP/build/bench" > "$WORK/bench.md" || exit 1
-cp "$WORK/bench.md" "$OUT"
+write_out "$WORK/bench.md" || exit 1
 echo
 cat "$OUT"
 echo

@@ -98,7 +98,7 @@ def table(head, rows):
 allnames = [c[0] for c in cells]
 offcpu = [n for n in allnames if n.startswith("offcpu")]
 names = [n for n in allnames if n not in offcpu]
-L = ["# Benchmark: deferred user callchains in perf script and perf report", ""]
+L = ["## The full matrix (written by tests/bench/run.sh)", ""]
 L.append("Written by `tests/bench/run.sh` (`make bench`) on %s, %d s in all, on %d CPUs. "
          "Ours: `%s` (--no-merge-callchains: %s); upstream: `%s` (Debian sid's linux-perf, "
          "`tests/tools/upstream-perf.sh`)." % (
