@@ -207,9 +207,9 @@ L.append(table(["file", "ours merged", "ours floor", "ours merged / floor", "ups
                (["7.2 + series merged", "7.2 + series floor", "7.2 + series merged / floor",
                  "7.2 + series / upstream (merged)"] if has72 else []), rows))
 L.append("")
-L.append("`perf report --stats` matches samples with their records without merging (the merge "
-         "unit's counting mode), in time order for a recording that defers callchains, in file "
-         "order for the floor file (as perf 6.12 reads every file); the floor file is the baseline.")
+L.append("`perf report --stats` matches samples with their records by cookie without merging "
+         "(the merge unit's counting mode), in file order, as perf 6.12 reads every file for it; "
+         "the floor file is the baseline.")
 L.append("")
 
 L.append("## Peak RSS (MB)")

@@ -26,13 +26,19 @@
 #   1M-32kt       run.sh's 1M-32kt file: perf script merged / floor (wall)
 #                 and perf report --stats merged / floor; instructions with
 #                 tests/bench/instructions.sh when --instructions is given
-#                 (about 10 more minutes)
+#                 (about 10 more minutes), and perf script's instructions
+#                 with our 7.2 series against perf 7.2 as it is, the same
+#                 build (build/perf-7.2/perf, build/perf-7.2-base/perf:
+#                 $PERF72, $PERF72BASE), on entry-80k, noexit and 1M-32kt
+#                 (about 6 more minutes)
 #
 # Usage: tests/bench/targets.sh [--reps N] [--instructions] [--out FILE]
 # Data files go to build/bench/data (shared with run.sh, same keys).
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 PERF=${PERF:-$TOP/build/perf/perf}
+PERF72=${PERF72:-$TOP/build/perf-7.2/perf}
+PERF72BASE=${PERF72BASE:-$TOP/build/perf-7.2-base/perf}
 UP=$TOP/tests/tools/upstream-perf.sh
 GEN=$TOP/tests/tools/gen_perfdata.py
 DATA=$TOP/build/bench/data
@@ -191,6 +197,33 @@ if [ $INSTR = 1 ]; then
 	echo "Instructions (\`tests/bench/instructions.sh\`, cachegrind):" >> "$W/md"
 	echo >> "$W/md"
 	sed 's/^/    /' "$W/instr" >> "$W/md"
+	# ours against upstream on the same base, built the same way: perf 7.2
+	# with our 7.2 series and without it (wall times above compare a 6.12
+	# perf with Debian's 7.2 build, whose printing alone differs by ~5%)
+	if [ -x "$PERF72" ] && [ -x "$PERF72BASE" ]; then
+		echo >> "$W/md"
+		echo "Instructions of \`perf script\`, perf 7.2 with our 7.2 series against perf 7.2 as it is (\`${PERF72BASE#"$TOP"/}\`), the same build (cachegrind Ir; the two outputs compared):" >> "$W/md"
+		echo >> "$W/md"
+		echo "| file | ours, G | upstream, G | ours / upstream | outputs |" >> "$W/md"
+		echo "| --- | --- | --- | --- | --- |" >> "$W/md"
+		for name in entry-80k noexit 1M-32kt; do
+			for v in ours up; do
+				p=$PERF72
+				[ $v = up ] && p=$PERF72BASE
+				valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
+					"$p" script $K -i "$DATA/$name.data" > "$W/out.$v" 2> "$W/ir.$v" &
+			done
+			wait
+			o=$(sed -n 's/.*I *refs: *//p' "$W/ir.ours" | tr -d ,)
+			u=$(sed -n 's/.*I *refs: *//p' "$W/ir.up" | tr -d ,)
+			same=differ
+			cmp -s "$W/out.ours" "$W/out.up" && same=identical
+			echo "| $name | $(awk -v x="$o" 'BEGIN { printf "%.3f", x / 1e9 }') | $(awk -v x="$u" 'BEGIN { printf "%.3f", x / 1e9 }') | $(awk -v a="$o" -v b="$u" 'BEGIN { printf "%.3fx", a / b }') | $same |" >> "$W/md"
+		done
+	else
+		echo >> "$W/md"
+		echo "Not measured: ours against upstream on the same build needs $PERF72 and $PERF72BASE (\`make build\`, \`SERIES=7.2 scripts/build-base-perf.sh\`)." >> "$W/md"
+	fi
 fi
 echo >> "$W/md"
 echo "$(($(date +%s) - start)) s in all; load $(cut -d' ' -f1-3 /proc/loadavg) at the end." >> "$W/md"
