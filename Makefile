@@ -3,11 +3,12 @@
 #   make               fetch the bases, apply patches/series and
 #                      patches-7.2/series, build build/perf/perf and
 #                      build/perf-7.2/perf
-#   make demo          the patched perf 6.12 on a bundled real recording
-#                      (fetches and builds 6.12 only)
+#   make demo          the patched perf 7.2 on a bundled real recording
+#                      (fetches and builds 7.2 only)
 #   make check         every test (tests/run.sh), after building
 #   make check-series  checkpatch, a build and a behaviour check of every prefix
-#   make install       install perf, its scripts and man pages (PREFIX, DESTDIR)
+#   make install       install perf 7.2 with the series, its scripts and man
+#                      pages (PREFIX, DESTDIR; SERIES=6.12 for 6.12's)
 #   make export        write build/src's commits back into patches/ (and
 #                      build/src-7.2's into patches-7.2/)
 #   make apply         re-apply patches/series onto the base in build/src
@@ -47,18 +48,19 @@ build:
 	$(call each,scripts/build-perf.sh)
 
 # perf, its scripts, tips.txt and man pages under $(PREFIX) (and $(DESTDIR)),
-# with perf's own install targets (scripts/install.sh)
+# with perf's own install targets (scripts/install.sh): the 7.2 series', or
+# the last base SERIES names
 install:
-	SERIES=6.12 PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" scripts/install.sh
+	SERIES=$(lastword $(SERIES)) PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" scripts/install.sh
 
 # write build/src's commits base..HEAD back into patches/
 export:
 	$(call each,scripts/export.sh)
 
-# 6.12's perf only: the demo shows nothing of 7.2's
+# 7.2's perf only (the primary series; the 6.12 one is frozen)
 demo:
-	@$(MAKE) --no-print-directory build SERIES=6.12
-	scripts/demo.sh
+	@$(MAKE) --no-print-directory build SERIES=7.2
+	PERF_BASE=7.2 scripts/demo.sh
 
 # the tests also need perf 6.12 without the series (build/perf-base: the
 # first of the series checks' builds) and upstream perf 7.2 (Debian sid's,

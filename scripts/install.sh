@@ -7,18 +7,20 @@
 # asciidoc and xmlto (share/man/man1); and perf.data-file-format.txt,
 # which perf renders into no man page, in share/doc/perf-doc.
 #
-#   make install [PREFIX=/usr/local] [DESTDIR=DIR]
+#   make install [PREFIX=/usr/local] [DESTDIR=DIR] [SERIES=6.12]
 #
+# The perf of the 7.2 series (SERIES=7.2, the default), or of the 6.12 one.
 # perf finds its scripts and tips.txt under the prefix it was built with:
-# for PREFIX=/usr/local (the default) build/perf/perf, the perf the tests
-# run, is installed as it is; for another PREFIX perf is built again into
-# build/install (mostly from ccache).  DESTDIR is prepended to every path
+# for PREFIX=/usr/local (the default) the series' perf that the tests run
+# (build/perf-7.2/perf, build/perf/perf) is installed as it is; for another
+# PREFIX perf is built again into build/install-7.2 or build/install
+# (mostly from ccache).  DESTDIR is prepended to every path
 # written and changes nothing in the files (for packaging: a perf installed
 # with DESTDIR looks for its files under PREFIX).
 set -eu
-# (only the 6.12 series is installed)
-export SERIES=6.12
+export SERIES=${SERIES:-7.2}
 top=$(cd "$(dirname "$0")/.." && pwd)
+. "$top/scripts/series.sh"
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin
 prefix=${PREFIX:-/usr/local}
 destdir=${DESTDIR:-}
@@ -34,13 +36,14 @@ esac
 prefix=${prefix%/}
 [ -n "$prefix" ] || prefix=/
 
+args=("${SER_BUILD_ARGS[@]}")
 if [ "$prefix" = /usr/local ]; then
-	O=$top/build/perf
-	args=()
+	O=$SER_PERF_O
 else
-	O=$top/build/install
-	args=(prefix="$prefix")
+	O=$top/build/install${SER_PERF_O#$top/build/perf}
+	args+=(prefix="$prefix")
 fi
+export SRC=$SER_SRC
 "$top/scripts/apply.sh" --if-needed
 O=$O "$top/scripts/build.sh" --if-changed "${args[@]}"
 echo "install.sh: installing ${O#$top/}/perf into $destdir$prefix (log: ${O#$top/}/install.log)"
@@ -52,5 +55,5 @@ O=$O "$top/scripts/build.sh" --install "${args[@]}" DESTDIR="$destdir" \
 }
 doc=$destdir$prefix/share/doc/perf-doc
 install -d -m 755 "$doc"
-install -m 644 "$top/build/src/tools/perf/Documentation/perf.data-file-format.txt" "$doc"
+install -m 644 "$SER_SRC/tools/perf/Documentation/perf.data-file-format.txt" "$doc"
 echo "install.sh: $destdir$prefix/bin/perf; man pages in $destdir$prefix/share/man/man1"

@@ -1,6 +1,7 @@
 #!/bin/bash
 # install: `make install` (scripts/install.sh) with DESTDIR installs perf as
-# a distribution does, with perf's own install targets:
+# a distribution does, with perf's own install targets (SERIES=$PERF_BASE:
+# the perf of the series under test; make install's default is 7.2's):
 #   - DESTDIR/usr/local/bin/perf, with libpython and the five libraries on
 #     (`perf version --build-options`), the scripts of perf script
 #     (libexec/perf-core/scripts/python), tips.txt (share/doc/perf-tip),
@@ -8,30 +9,35 @@
 #   - the rendered man pages (share/man/man1, read with `man -l`):
 #     perf-script documents --merge-callchains and --no-merge-callchains,
 #     perf-script-python callchain_deferred() and deferred_cookie,
-#     perf-record fp,defer, perf-report and perf-inject their deferred
-#     callchain sections, perf-inject what to run for hotspot and samply;
+#     perf-record fp,defer, perf-inject --merge-callchains; 6.12's
+#     perf-report and perf-inject their deferred callchain sections,
+#     perf-inject what to run for hotspot and samply; 7.2's perf-config
+#     the reorder window keys;
 #   - the installed perf runs its installed report script: `perf script
 #     report gecko --save-only` on mt_defer names the workload's user
 #     functions (symbols from a build-id cache, as script-python.sh).
 # Whether the installed perf finds tips.txt needs an install to the real
 # prefix (`make install PREFIX=DIR`; README): not done here.
 #
-# Installs build/perf/perf (the perf built for /usr/local); skipped for
-# another $PERF (make check-asan), without man or asciidoc/xmlto.  The
+# Installs build/perf/perf or build/perf-7.2/perf (the perf built for
+# /usr/local); skipped for another $PERF (make check-asan), without man or
+# asciidoc/xmlto.  The
 # first run renders the man pages (about a minute), later runs reuse them.
 . "$(dirname "$0")/../lib.sh"
 
-[ "$PERF" -ef "$TOP/build/perf/perf" ] ||
-	skip "installs build/perf/perf, not \$PERF=$PERF"
+built=$TOP/build/perf/perf
+[ "$PERF_BASE" = 6.12 ] || built=$TOP/build/perf-$PERF_BASE/perf
+[ "$PERF" -ef "$built" ] ||
+	skip "installs ${built#$TOP/}, not \$PERF=$PERF"
 command -v man > /dev/null || skip "no man (Debian's man-db)"
 { command -v asciidoc && command -v xmlto; } > /dev/null ||
 	skip "asciidoc and xmlto render the man pages (scripts/fetch-base.sh installs them)"
 
 D=$TMPD/root
 P=$D/usr/local
-(cd "$TOP" && make -s install DESTDIR="$D") > "$TMPD/install.log" 2>&1 ||
-	fail "make install DESTDIR=$D failed: $(tail -5 "$TMPD/install.log")"
-echo "ok   make install DESTDIR=\$TMPD/root: $(tail -1 "$TMPD/install.log")"
+(cd "$TOP" && make -s install SERIES="$PERF_BASE" DESTDIR="$D") > "$TMPD/install.log" 2>&1 ||
+	fail "make install SERIES=$PERF_BASE DESTDIR=$D failed: $(tail -5 "$TMPD/install.log")"
+echo "ok   make install SERIES=$PERF_BASE DESTDIR=\$TMPD/root: $(tail -1 "$TMPD/install.log")"
 bad=0
 check() { # what command...
 	local what=$1
@@ -66,15 +72,25 @@ man_has() {
 		grep -Fq -- "$p" "$TMPD/$page.txt" || { echo "no '$p' in man $page"; return 1; }
 	done
 }
-check "man perf-script: --[no-]merge-callchains" \
-	man_has perf-script "--merge-callchains, --no-merge-callchains" "DEFERRED CALLCHAIN"
 check "man perf-script-python: callchain_deferred, deferred_cookie" \
 	man_has perf-script-python "callchain_deferred(param_dict)" deferred_cookie \
 	"DEFERRED USER CALLCHAINS"
-check "man perf-record: fp,defer" man_has perf-record "fp,defer" "perf inject --merge-callchains"
-check "man perf-report: deferred callchains" man_has perf-report "DEFERRED USER CALLCHAINS"
-check "man perf-inject: --merge-callchains, other tools" \
-	man_has perf-inject "--merge-callchains" "hotspot" "samply" "perf inject --merge-callchains -i perf.data"
+if [ "$PERF_BASE" = 6.12 ]; then
+	check "man perf-script: --[no-]merge-callchains" \
+		man_has perf-script "--merge-callchains, --no-merge-callchains" "DEFERRED CALLCHAIN"
+	check "man perf-record: fp,defer" man_has perf-record "fp,defer" "perf inject --merge-callchains"
+	check "man perf-report: deferred callchains" man_has perf-report "DEFERRED USER CALLCHAINS"
+	check "man perf-inject: --merge-callchains, other tools" \
+		man_has perf-inject "--merge-callchains" "hotspot" "samply" \
+		"perf inject --merge-callchains -i perf.data"
+else
+	check "man perf-script: --[no-]merge-callchains" man_has perf-script \
+		"--merge-callchains" "--no-merge-callchains" "call-graph.defer-window-ms"
+	check "man perf-record: fp,defer" man_has perf-record "fp,defer"
+	check "man perf-inject: --merge-callchains" man_has perf-inject "--merge-callchains"
+	check "man perf-config: the reorder window" \
+		man_has perf-config "call-graph.defer-window-ms" "call-graph.defer-window-bytes"
+fi
 
 # the installed perf and its installed scripts
 root=$(symroot)
