@@ -10,7 +10,11 @@
 #     mt_2ev_cpu_defer whose attrs have clockid, sample_regs_intr, sig_data
 #     and config3 set shows the same `perf evlist -v` as the original;
 #     perf_event__attr_swap() of perf 6.12 left these fields unswapped
-#     (config3 too, which perf 6.12 does not print).
+#     (config3 too, which perf 6.12 does not print);
+#   - no feature: the big-endian file with an empty feature bitmap and
+#     nothing after its data reads as with its features; perf 7.2 took it
+#     for a file older than HEADER_HOSTNAME, looked for a BUILD_ID section
+#     past its end and refused it.
 . "$(dirname "$0")/../lib.sh"
 
 [ -x "$PERF" ] || skip "no perf binary at $PERF"
@@ -49,6 +53,25 @@ n=$(grep -c . file.samples) || true
 diff file.samples pipe.samples > pipe.diff ||
 	fail "the big-endian pipe reads differently from its file: $(head -6 pipe.diff)"
 echo "ok   big-endian pipe: $n samples as from the file"
+
+# a file without any feature (nothing in the feature bitmap, nothing after
+# the data): perf 7.2 made up a BUILD_ID feature for an other-endian one,
+# as for the files of perf before HOSTNAME, and refused the file for a
+# section past its end
+python3 - be.data be-nofeat.data <<-'EOF' || fail "cannot make the file without features"
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+data_off, data_size = struct.unpack_from(">QQ", b, 40)
+b[72:104] = bytes(32)
+open(sys.argv[2], "wb").write(b[:data_off + data_size])
+EOF
+"$PERF" script --kallsyms=ks.txt -F comm,pid,tid,cpu,time,period -i be-nofeat.data > nofeat.out 2> nofeat.err ||
+	fail "perf script on the big-endian file without features exits $?: $(tail -3 nofeat.err)"
+no_sanitizer_report nofeat.err
+awk '/^[^\t]/ && NF { $1 = $1; print }' nofeat.out > nofeat.samples
+diff file.samples nofeat.samples > nofeat.diff ||
+	fail "the big-endian file without features reads differently: $(head -6 nofeat.diff)"
+echo "ok   big-endian file without features: $n samples as with them"
 
 # attr fields
 python3 - "$FIX/data/mt_2ev_cpu_defer.data" le.data <<-'EOF' || fail "cannot set the attr fields"
