@@ -18,11 +18,14 @@
 #
 #     Subject: perf tools: Support deferred user callchains
 #     Prefix: PATCH v2
+#     Cc: Namhyung Kim <namhyung@kernel.org>
 #
 #     The text of the cover letter, as it is sent ...
 #
 # a header block (Subject: required; Prefix: the subject prefix of every
-# patch, "PATCH" when absent), an empty line, the body.  The cover letter's
+# patch, "PATCH" when absent; Cc: lines, copied into the cover letter's
+# header, from the tree's scripts/get_maintainer.pl), an empty line, the
+# body.  The cover letter's
 # From and Date are those of the last commit, so it is stable too.
 #
 # The patches are the project's, From and Signed-off-by a placeholder
@@ -78,9 +81,13 @@ format() {
 	if [ -n "$withcover" ] && [ -f "$dir/0000-cover-letter.patch" ]; then
 		# fill in git's placeholders; From and Date of the last commit
 		sed '1,/^$/d' "$cover" > "$dir/.body"
+		# its Cc: lines, after the Subject (git send-email --cc-cover
+		# sends every patch of the submission to them too)
+		sed -n '/^$/q; /^Cc:/p' "$cover" > "$dir/.cc"
 		from=$(git -C "$src" log -1 --format='%an <%ae>' "$last")
 		date=$(git -C "$src" log -1 --format='%aD' "$last")
-		awk -v subject="$subject" -v from="$from" -v date="$date" -v body="$dir/.body" '
+		awk -v subject="$subject" -v from="$from" -v date="$date" -v body="$dir/.body" \
+			-v cc="$dir/.cc" '
 			# git folds a long identity onto a second line: drop it with the first
 			!hdr && /^From: / { print "From: " from; infrom = 1; next }
 			!hdr && infrom && /^ / { next }
@@ -98,6 +105,7 @@ format() {
 					line = line " " w[i]
 				}
 				print line
+				while ((getline l < cc) > 0) print l
 				next
 			}
 			!hdr && /^$/ { hdr = 1 }
@@ -107,7 +115,7 @@ format() {
 			}
 			{ print }' "$dir/0000-cover-letter.patch" > "$dir/.cover" &&
 			mv "$dir/.cover" "$dir/0000-cover-letter.patch"
-		rm -f "$dir/.body"
+		rm -f "$dir/.body" "$dir/.cc"
 	fi
 }
 
