@@ -103,6 +103,18 @@ counter() {
 		d && $1 ~ "^ *" n "$" { print $2 + 0; exit }' "$1"
 }
 
+# drop_exec_warning FILE: without perf script's warning about samples shown
+# after the exec they were taken in (and the blank line after it)
+drop_exec_warning() {
+	awk '/^Warning:$/ { w = $0; next }
+	     / samples with a deferred user callchain were shown out of time$/ { h = $0; next }
+	     h != "" && /^order, after the exec they were taken in/ { skip = 2; h = ""; w = ""; next }
+	     skip && skip-- { next }
+	     { if (w != "") print w; if (h != "") print h; w = h = ""; print }' "$1" > "$1.tmp"
+	grep -q . "$1.tmp" || : > "$1.tmp"
+	mv "$1.tmp" "$1"
+}
+
 json() { python3 -c 'import json, sys; d = json.load(open(sys.argv[1]))
 for k in sys.argv[2].split("."): d = d[k]
 print(d)' "$1" "$2"; }
@@ -145,6 +157,10 @@ check() {
 	s=$(blocks "$name.merged")
 	[ "$s" = "$n 0" ] || fail "$name: perf script prints '$s' sample and record blocks, want '$n 0'"
 	if [ "$warn" = - ]; then
+		# the generator starts each process with an exec: the 7.2 series
+		# takes its first kernel entry for the exec's and shows its
+		# samples at their record, after the exec, and says so
+		[ "${PERF_BASE:-6.12}" != 7.2 ] || drop_exec_warning "$name.err"
 		[ ! -s "$name.err" ] || fail "$name: unexpected warning: $(head -5 "$name.err")"
 	else
 		while read -r re; do
@@ -190,7 +206,13 @@ check nr-past-end  file '998 0 2 0 0 2'     "$E_INVALID" 2 --samples 1000 --thre
 check no-sample-id file '998 0 2 0 0 2'     "$E_INVALID" 2 --samples 1000 --threads 3 --bad no-sample-id:2
 check nr0          file '1000 0 0 0 0 0'    -            0 --samples 1000 --threads 3 --bad nr0:2
 check nr-big       file '1000 0 0 0 0 0'    -            0 --samples 1000 --threads 3 --bad nr-big:2
-RAW_DROPPED=0 check cookie0 file '999 1 0 0 1 0' - 0 --samples 1000 --threads 3 --bad cookie0:2
+# (the 7.2 series matches by cookie alone, merging too: the second entry's
+# sample takes the first record, and perf script says the second is unused)
+W_COOKIE0=- H_COOKIE0=0
+[ "${PERF_BASE:-6.12}" = 7.2 ] &&
+	W_COOKIE0='^1 CALLCHAIN_DEFERRED records completed no sample' H_COOKIE0=-
+RAW_DROPPED=0 check cookie0 file '999 1 0 0 1 0' "$W_COOKIE0" "$H_COOKIE0" --samples 1000 --threads 3 \
+	--bad cookie0:2
 check dup          file '1000 0 0 0 2 0'    "$E_UNUSED"  0 --samples 1000 --threads 3 --bad dup:2
 check unknown-tid  file '1000 0 0 0 2 0'    "$E_UNUSED"  0 --samples 1000 --threads 3 --bad unknown-tid:2
 # records without sample_id (no tid, no time): the cookie matches them all

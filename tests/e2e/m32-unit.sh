@@ -1,5 +1,6 @@
 #!/bin/bash
-# m32-unit: the deferred callchain merge (util/deferred-callchain.c) and its
+# m32-unit: the deferred callchain merge (util/deferred-callchain.c; in the
+# 7.2 series util/session.c, where upstream's merge is) and its
 # perf test (tests/deferred-callchain.c) compile as 32-bit code, with the
 # flags perf was built with (-Werror, -Wshift-count-overflow ...) and -m32:
 # Debian ships linux-perf for i386 and armhf, where long is 32 bits.  Merge
@@ -12,7 +13,9 @@
 [ -z "${PERF_DEFER_SANITIZER:-}" ] ||
 	skip "a compile check, not a run: nothing for the sanitizers to see"
 o=$(dirname "$PERF")
-for f in util/deferred-callchain tests/deferred-callchain; do
+units="util/deferred-callchain tests/deferred-callchain"
+[ "${PERF_BASE:-6.12}" = 7.2 ] && units="util/session tests/deferred-callchain"
+for f in $units; do
 	[ -f "$o/$(dirname $f)/.$(basename $f).o.cmd" ] ||
 		fail "no $o/$(dirname $f)/.$(basename $f).o.cmd: was $PERF built with this series?"
 done
@@ -22,7 +25,7 @@ if [ ! -e /usr/lib/gcc/x86_64-linux-gnu/12/32/libgcc.a ] && ! dpkg -s gcc-multil
 		skip "gcc-multilib cannot be installed: $(tail -1 "$TMPD/apt.log")"
 fi
 
-for f in util/deferred-callchain tests/deferred-callchain; do
+for f in $units; do
 	cmd=$o/$(dirname $f)/.$(basename $f).o.cmd
 	# the compiler command line of the build, without its dependency and
 	# output options; the x86_64 arch flags go, -m32 comes

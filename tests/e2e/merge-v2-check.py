@@ -101,6 +101,10 @@ def main():
     ap.add_argument("--at-record", type=int,
                     help="with --late-tids: this many of their samples are merged and printed "
                     "after every other sample (at their record, at the end of the file)")
+    ap.add_argument("--at-record-upto", type=int,
+                    help="like --at-record, but 1 to this many: those held in perf's own queue "
+                    "until their record was read are merged in place; perf script's warning "
+                    "counts at least the others as out of time order")
     ap.add_argument("--data", help="the generated file: its counts by deferred_stats.py must be "
                     "the generator's")
     a = ap.parse_args()
@@ -245,6 +249,13 @@ def main():
     if inv:
         errors.append("%d timestamp inversions among the samples that must be in time order" % inv)
     notes.append("%d inversions" % inv)
+    if a.at_record_upto is not None:
+        notes.append("%d late samples merged at their record" % at_record)
+        if not 1 <= at_record <= a.at_record_upto:
+            errors.append("%d of the samples of tids %s are printed merged after all the other "
+                          "samples (at their record), want 1 to %d"
+                          % (at_record, a.late_tids, a.at_record_upto))
+        a.out_of_order = at_record
     if a.at_record is not None:
         notes.append("%d late samples merged at their record" % at_record)
         # the first of them may still be at the head of the queue when the
