@@ -14,7 +14,9 @@
 # `perf script --merge-callchains`; skipped with a reason otherwise):
 #  3. perf report --stats counts the SAMPLE and CALLCHAIN_DEFERRED records
 #     that tests/tools/deferred_stats.py (a parser that does not use perf)
-#     finds in the file;
+#     finds in the file, and (7.2 series) perf record's summary says the
+#     deferred samples per record it finds ("N samples, R per user
+#     unwind");
 #  4. raw mode (perf script --no-merge-callchains) shows every record
 #     ("DEFERRED CALLCHAIN") and every sample's cookie ("(cookie)");
 #  5. merged perf script: no kernel frame after a user frame, the
@@ -41,7 +43,16 @@
 #     sched_switch recordings (offcpu_sw, offcpu_swa): no run time wraps
 #     below zero (18446744073709.xxx ms), which a blocked task's sample
 #     delivered at its record, seconds late, makes; upstream perf 7.2's
-#     count is printed.
+#     count is printed;
+#  9. with the 7.2 series, live merging in the guest (live/top.txt,
+#     live/trace.txt): perf top --stdio --call-graph fp,defer shows the
+#     workload's sys_outer and sys_middle in its call graphs; at least 90%
+#     of perf trace --call-graph fp,defer's write( lines, live and from
+#     perf trace record + perf trace -i, are followed by frames through
+#     sys_leaf_write.  What upstream perf 7.2 does, run the same way in the
+#     guest when tests/tools/upstream-perf.sh has it, is printed: its perf
+#     top refuses fp,defer (its usage), its perf trace prints "(cookie)"
+#     where the user frames should be.
 . "$(dirname "$0")/../lib.sh"
 
 H=$TOP/tests/realkernel
@@ -126,6 +137,7 @@ fi
 
 upstream_ok=0
 iop_failed=""
+per_unwind=""
 : > "$TMPD/interop.txt"
 if [ -x "$UPSTREAM" ]; then
 	if "$UPSTREAM" --setup > "$TMPD/upstream.log" 2>&1; then upstream_ok=1
@@ -159,6 +171,15 @@ EOF
 	r=$(awk '/^ *CALLCHAIN_DEFERRED events:/ { print $3; exit }' "$TMPD/$n.stats")
 	[ "${s:-0}" = "$samples" ] || fail "$n: perf report --stats: ${s:-no} SAMPLE events, the file has $samples"
 	[ "${r:-0}" = "$records" ] || fail "$n: perf report --stats: ${r:-no} CALLCHAIN_DEFERRED events, the file has $records"
+	# perf record's summary (7.2 series; a pipe has none): deferred samples
+	# per record, what one user unwind served
+	if [ "$PERF_BASE" = 7.2 ] && [ "$n" != pipe ]; then
+		want=$(awk -v m="$marked" -v r="$records" 'BEGIN { if (r) printf "%.2f", m / r }')
+		got=$(sed -n 's/.* samples, \([0-9.]*\) per user unwind).*/\1/p' "$OUT/logs/$n.record.err")
+		[ "$got" = "$want" ] ||
+			fail "$n: perf record says '${got:-nothing}' per user unwind; the file has $marked deferred samples on $records records"
+		[ -z "$got" ] || per_unwind="$per_unwind $n:$got"
+	fi
 
 	# 4. raw mode
 	"$PERF" script --no-merge-callchains -F "$fields" $SYM -i "$f" > "$TMPD/$n.raw" 2> "$TMPD/$n.raw.err" ||
@@ -234,6 +255,47 @@ for n in offcpu_sw offcpu_swa; do
 	echo "8. perf sched timehist $n: $(grep -c . "$TMPD/$n.timehist") lines, $w wrapped run times$up"
 	wrapped=$((wrapped + w))
 done
+[ -z "$per_unwind" ] || echo "3. perf record's summary, samples per user unwind, as the file says:$per_unwind"
 [ -z "$iop_failed" ] || fail "interop (perf 7.2's side): mismatches in$iop_failed"
 [ "$wrapped" = 0 ] || fail "perf sched timehist: $wrapped run times wrapped below zero (events out of time order)"
+
+# 9. live merging (perf 7.2 series): perf top and perf trace in the guest
+# write(N, M): N syscall lines of FILE that start with NAME(, M of them
+# followed by a frame in FUNC before the next syscall line
+with_frames() { # FILE NAME FUNC
+	awk -v name="$2(" -v func_="$3" '
+	/^ *[0-9]+\.[0-9]+ / { cur = index($0, " " name) > 0; n += cur; done_ = 0; next }
+	cur && !done_ && index($0, func_) { m++; done_ = 1 }
+	END { printf "%d %d\n", n, m }' "$1"
+}
+if [ "$PERF_BASE" = 7.2 ]; then
+	L=$OUT/live
+	[ -f "$L/top.txt" ] && [ -f "$L/trace.txt" ] ||
+		fail "the guest left no live/top.txt, live/trace.txt (perf top, perf trace)"
+	echo "9. live, in the guest: $(tail -1 "$L/top.err"), $(tail -1 "$L/trace.err")"
+	grep -q 'rc=0 ' "$L/top.err" || { cat "$L/top.err"; fail "perf top --call-graph fp,defer failed in the guest"; }
+	for f in sys_outer sys_middle; do
+		grep -q "[-| ]$f\$" "$L/top.txt" ||
+			{ tail -40 "$L/top.txt"; fail "perf top: no $f in its call graphs"; }
+	done
+	nu=$(grep -o 'no user stack: [0-9/]*' "$L/top.txt" | tail -1)
+	echo "   perf top: sys_outer and sys_middle in its call graphs; ${nu:-no sample without its user stack}"
+	grep -q 'rc=0 ' "$L/trace.err" || { cat "$L/trace.err"; fail "perf trace --call-graph fp,defer failed in the guest"; }
+	for t in trace trace-i; do
+		[ -f "$L/$t.txt" ] || continue
+		read -r n m <<< "$(with_frames "$L/$t.txt" write sys_leaf_write)"
+		echo "   perf ${t/-/ -}: $m of $n write( lines with frames through sys_leaf_write"
+		[ "$n" -gt 0 ] && [ $((m * 10)) -ge $((n * 9)) ] ||
+			fail "perf ${t/-/ -}: $m of $n write( lines have their user frames, want 90%"
+	done
+	# upstream perf 7.2 beside it, when run.sh could put it in the guest
+	if [ -f "$L/upstream-top.err" ]; then
+		read -r n m <<< "$(with_frames "$L/upstream-trace.txt" write sys_leaf_write)"
+		echo "   perf 7.2: perf top $(tail -1 "$L/upstream-top.err" | cut -d' ' -f3)" \
+		     "($(grep -c 'Usage: perf top' "$L/upstream-top.err") usage message)," \
+		     "perf trace: $m of $n write( lines with user frames, $(grep -c '(cookie)' "$L/upstream-trace.txt") '(cookie)' frames"
+	else
+		echo "   perf 7.2 not run in the guest (tests/tools/upstream-perf.sh --available fails)"
+	fi
+fi
 echo "PASS"

@@ -28,7 +28,11 @@
 #    --per-thread, -z, pipe mode, two events (and one plain fp recording),
 #    an off-CPU workload with sched:sched_switch (per task and -a) and
 #    cpu-clock, an exec workload with cpu-clock at 10 kHz, runs the shell
-#    test through perf test, and writes its results as a tar archive onto
+#    test through perf test, with a perf 7 runs perf top --stdio and perf
+#    trace with fp,defer on the syscalls workload (live/), and upstream
+#    perf 7.2's beside them when tests/tools/upstream-perf.sh has it (its
+#    loader and libraries in /upstream, 50 MB more initramfs),
+#    and writes its results as a tar archive onto
 #    a virtio disk;
 # 6. unpacks them into build/realkernel/out/ (data/, logs/, sysinfo/,
 #    recordings.tsv, shelltest.txt, console.txt) with symfs/ for
@@ -53,6 +57,16 @@ OUT=${REALKERNEL_OUT:-$TOP/build/realkernel/out}
 WORK=$(dirname "$OUT")/work
 CFLAGS="-O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-shrink-wrap -static -pthread -Wall"
 WORKLOADS="syscalls threads userloop longsys exiter offcpu execer exectarget"
+# upstream perf 7.2 (tests/tools/upstream-perf.sh), for perf top and perf
+# trace live beside ours, when its root is already there (guest-init runs
+# them with a perf 7 only)
+UPROOT=
+case "$("$PERF" version 2> /dev/null)" in
+"perf version 6."*) ;;
+*)	if "$TOP/tests/tools/upstream-perf.sh" --available 2> /dev/null; then
+		UPROOT=$("$TOP/tests/tools/upstream-perf.sh" --root)
+	fi ;;
+esac
 # the series' shell test, run in the guest through perf test (when the
 # series has it)
 SHELLTESTS=${SRC:-$TOP/build/src}/tools/perf/tests/shell
@@ -75,6 +89,9 @@ key() {
 		cat "$HERE/run.sh" "$HERE/guest-init" "$HERE"/workloads/*.[ch] | sha256sum | sed 's/^/harness /;s/ *-$//'
 		if [ -f "$SHELLTESTS/$SHELLTEST" ]; then
 			cat "$SHELLTESTS/$SHELLTEST" "$SHELLTESTS"/lib/*.sh | sha256sum | sed 's/^/shell test /;s/ *-$//'
+		fi
+		if [ -n "$UPROOT" ]; then
+			echo "upstream $(sha256sum < "$UPROOT/usr/bin/perf" | cut -d' ' -f1)"
 		fi
 	}
 }
@@ -178,6 +195,17 @@ ldd "$PERF" | awk '/=> \//{ print $3 } /^[ \t]*\/lib64\//{ print $1 }' | sort -u
 	esac
 done
 cp "$WORK"/bin/* "$ST/realkernel/bin/"
+if [ -n "$UPROOT" ]; then
+	# its own loader and libraries, as upstream-perf.sh runs it (+50 MB)
+	mkdir -p "$ST/upstream/lib"
+	cp "$UPROOT/usr/bin/perf" "$ST/upstream/perf"
+	ULDSO=$UPROOT/lib64/ld-linux-x86-64.so.2
+	[ -e "$ULDSO" ] || ULDSO=$UPROOT/usr/lib64/ld-linux-x86-64.so.2
+	cp -L "$ULDSO" "$ST/upstream/ld.so"
+	"$ULDSO" --library-path "$UPROOT/usr/lib/x86_64-linux-gnu:$UPROOT/lib/x86_64-linux-gnu" \
+		--list "$UPROOT/usr/bin/perf" | awk '/=> \//{ print $3 }' |
+		while read -r lib; do cp -L "$lib" "$ST/upstream/lib/"; done
+fi
 if [ -f "$SHELLTESTS/$SHELLTEST" ]; then
 	mkdir -p "$ST/realkernel/perf/tests/shell/lib"
 	cp "$SHELLTESTS/$SHELLTEST" "$ST/realkernel/perf/tests/shell/"

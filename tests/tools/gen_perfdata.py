@@ -110,6 +110,10 @@ Bad input (--bad KIND[:N], repeatable, N instances spread over the file):
   dup           a record written twice (same tid and cookie)
   unknown-tid   a record for a tid that has no COMM and no sample
   no-sample-id  a record without its sample_id trailer (size too short)
+  bogus-ip      a kernel-mode entry whose user stack has 0xffffffffffffffff
+                after its leaf, [u0, -1, u1...] (what a broken back-chain
+                unwinding gives): in its record, and in its samples' user
+                part in the floor file (ordinary, non-deferred callchains)
 and --truncate FRAC cuts the deferred file inside the record at FRAC of
 its data (--truncate-header: keep the header as is, fit its data size to
 the cut, or zero it like a killed perf record).  deferred_stats.py
@@ -174,7 +178,9 @@ def guest_pid(g):
     return 100000 + 1000 * g
 
 
-BAD_KINDS = ("nr-past-end", "nr0", "nr-big", "cookie0", "dup", "unknown-tid", "no-sample-id")
+BAD_KINDS = ("nr-past-end", "nr0", "nr-big", "cookie0", "dup", "unknown-tid", "no-sample-id",
+             "bogus-ip")
+BOGUS_IP = 0xffffffffffffffff
 UNPARSEABLE = ("nr-past-end", "no-sample-id")
 
 
@@ -1006,7 +1012,10 @@ class Gen:
                 e.bad = kind
                 info["bad"][kind] = info["bad"].get(kind, 0) + 1
                 e.has_record = True
-                if kind in ("nr0", "nr-big") and e.user_mode:
+                if kind == "bogus-ip":
+                    s = self.ustacks[e.ustack]
+                    e.ustack = self.add_ustack(s[:1] + [BOGUS_IP] + s[1:])
+                if kind in ("nr0", "nr-big", "bogus-ip") and e.user_mode:
                     e.user_mode = False
                     n = min(a.per_entry, budget)
                 if kind in ("cookie0", "dup"):
