@@ -142,6 +142,8 @@ if [ "${PERF_BASE:-6.12}" = 7.2 ]; then
 	}
 	live_top top --call-graph fp,defer
 	PERF_CONFIG=$TMPD/perfconfig live_top top2 -g
+	# what follows is read as before: print type, threshold, order
+	live_top top3 --call-graph fp,defer,graph,0.5,caller
 	rc=0
 	timeout 60 "$PERF" trace -o "$TMPD/trace.out" --call-graph fp,defer -e write -- "$W" 0.1 \
 		> /dev/null 2> "$TMPD/trace.err" || rc=$?
