@@ -33,6 +33,13 @@ case ${SERIES:-6.12} in
 	SER_CHECK=$top/build/check-series SER_NAME=check-series SER_LOG=check-series
 	SER_BUILD_ARGS=()
 	SER_ARM64_TOOLS="arch/arm64/tools/gen-sysreg.awk arch/arm64/tools/sysreg" ;;
+7.3)
+	SER=7.3 SER_PKG=linux-source-7.3 SER_VERSION=$top/BASE-VERSION-7.3 SER_APT=sid
+	SER_SRC=$top/build/src-7.3 SER_PATCHES=$top/patches-7.3 SER_STATE=$top/build/applied-7.3.state
+	SER_PERF_O=$top/build/perf-7.3 SER_BASE_O=$top/build/perf-7.3-base
+	SER_CHECK=$top/build/check-series-7.3 SER_NAME=check-series-7.3 SER_LOG=check-series-7.3
+	SER_BUILD_ARGS=(LIBUNWIND=1)
+	SER_ARM64_TOOLS=arch/arm64/tools ;;
 7.2)
 	SER=7.2 SER_PKG=linux-source-7.2 SER_VERSION=$top/BASE-VERSION-7.2 SER_APT=sid
 	SER_SRC=$top/build/src-7.2 SER_PATCHES=$top/patches-7.2 SER_STATE=$top/build/applied-7.2.state

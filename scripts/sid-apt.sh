@@ -1,9 +1,11 @@
 # sid-apt.sh - sourced (not run): a private apt configuration for Debian
-# sid, to look packages of sid up and download them on any Debian host
-# without touching the host's apt setup: its own sources.list ("deb MIRROR
-# sid main"), package lists and cache, no preferences, amd64 only.  Used by
-# scripts/fetch-base.sh (SERIES=7.2: linux-source-7.2) and
-# tests/realkernel/run.sh (linux-image-7.2.*-cloud-amd64).
+# sid and experimental, to look their packages up and download them on
+# any Debian host without touching the host's apt setup: its own
+# sources.list ("deb MIRROR sid main", "deb MIRROR experimental main";
+# SID_APT_SUITES), package lists and cache, no preferences, amd64 only
+# (experimental's packages are never chosen unless asked for by version).  Used by scripts/fetch-base.sh (SERIES=7.2:
+# linux-source-7.2 from sid; SERIES=7.3: linux-source-7.3 from
+# experimental) and tests/realkernel/run.sh (the cloud kernels).
 #
 #   . scripts/sid-apt.sh
 #   sid_apt_init DIR [MIRROR]   lists and cache under DIR (default
@@ -24,9 +26,11 @@ sid_apt_init() {
 		mirror=$(debian_mirror) || return 1
 	fi
 	mkdir -p "$SID_APT_DIR/lists/partial" "$SID_APT_DIR/cache/archives/partial" || return 1
+	local list suite
+	list=$(for suite in ${SID_APT_SUITES:-sid experimental}; do echo "deb $mirror $suite main"; done)
 	# (rewritten only when it changes: another run may be reading it)
-	if [ "$(cat "$SID_APT_DIR/sources.list" 2>/dev/null)" != "deb $mirror sid main" ]; then
-		echo "deb $mirror sid main" > "$SID_APT_DIR/sources.list.tmp" &&
+	if [ "$(cat "$SID_APT_DIR/sources.list" 2>/dev/null)" != "$list" ]; then
+		echo "$list" > "$SID_APT_DIR/sources.list.tmp" &&
 			mv "$SID_APT_DIR/sources.list.tmp" "$SID_APT_DIR/sources.list"
 	fi
 	SID_APT=(-o Dir::Etc::SourceList="$SID_APT_DIR/sources.list" -o Dir::Etc::SourceParts=/dev/null
