@@ -11,6 +11,7 @@
 # installs build/perf/perf as it is, and builds another perf for another
 # PREFIX (scripts/install.sh).  EXTRA make arguments may be passed on the
 # command line (e.g. DEBUG=1, or prefix=DIR: the last one counts).
+# DEBUG=0 is given unless ARGS say DEBUG= (below).
 #
 #   scripts/build.sh [ARGS]               always run perf's make
 #   scripts/build.sh --if-changed [ARGS]  skip it when $O/perf was built
@@ -46,6 +47,16 @@ flags=(NO_LIBPERL=1 NO_LIBBPF=1 BUILD_BPF_SKEL=0 NO_CAPSTONE=1
 	NO_PERF_READ_VDSO32=1 NO_PERF_READ_VDSOX32=1 WERROR=1
 	PYTHON=/usr/bin/python3 PYTHON_CONFIG=/usr/bin/python3-config
 	prefix=/usr/local)
+# DEBUG=0 given on the command line unless ARGS set DEBUG: perf's
+# Makefile.config defaults DEBUG to 0 in its own make only, and
+# tools/lib/api and tools/lib/symbol add -O3 only when DEBUG is 0, so a
+# build without it compiles those two libraries at -O0 (perf report --stdio
+# then runs 1.5x the instructions of Debian's perf, parsing kallsyms 2.6x).
+# The patch "perf build: Pass DEBUG to the libapi and libsymbol sub-makes"
+# fixes perf's build itself; this also makes the bases without it
+# (build/perf-*-base) optimised like a distribution's perf, so that
+# comparisons with them are fair.
+case " $* " in *" DEBUG="*) ;; *) flags+=(DEBUG=0) ;; esac
 
 config_hash() {
 	{ cat "$top/scripts/build.sh"; printf '%s\n' "$@"; } | sha1sum | cut -c1-40
