@@ -47,7 +47,7 @@ command -v nm > /dev/null || skip "nm (binutils) is needed for the symbol aliase
 S=$(symroot)
 # perf 7.2 shows inlined functions as frames of their own (unpatched 7.2
 # too): the expected values here are the frames of the callchains
-[ "${PERF_BASE:-6.12}" != 7.2 ] || S="$S --no-inline"
+S="$S --no-inline"
 KALLSYMS=$TOP/build/symfs/kallsyms.txt
 TOOLS=$TOP/tests/tools
 FIELDS=comm,tid,period,event,ip,sym,dso
