@@ -25,7 +25,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C
 dry=0
 [ "${1:-}" = --dry-run ] && { dry=1; shift; }
-repo=${1:-$top/build/src}
+repo=${1:-$top/build/src-7.3}
 cd "$repo"
 git rev-parse -q --verify base >/dev/null ||
 	{ echo "move-checkpatch-notes.sh: $repo has no 'base' tag" >&2; exit 1; }
