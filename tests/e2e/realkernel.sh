@@ -214,6 +214,8 @@ EOF
 		if [ "$n" != st_nodefer ] && ! "$PY" "$H/check_chains.py" interop "$TMPD/$n.merged" "$TMPD/$n.up" "$TMPD/$n.up.raw" "$w" > "$TMPD/$n.iop"; then
 			iop_failed="$iop_failed $n"
 		fi
+		# (check_chains.py calls upstream perf "perf 7.2")
+		[ ! -f "$TMPD/$n.iop" ] || sed -i "s/perf\([- ]\)7\.2/perf\1$UPV/g" "$TMPD/$n.iop"
 		[ "$n" = st_nodefer ] ||
 			grep -E '^(samples|comm:|blocker|mismatches|  [0-9]+x )' "$TMPD/$n.iop" | sed "s/^/$n: /" >> "$TMPD/interop.txt"
 	fi
