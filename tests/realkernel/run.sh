@@ -158,7 +158,8 @@ if [ -n "$KVER" ] && [ ! -f "$CACHE/kernels/$KVER/.ok" ]; then
 fi
 if [ -z "$KVER" ]; then
 	# no network, or the mirror has no 7.3 any more: the newest one we have
-	KVER=$(ls "$CACHE/kernels" | grep '^7\.3[.-]' | while read -r k; do [ -f "$CACHE/kernels/$k/.ok" ] && echo "$k"; done | sort -V | tail -1)
+	KVER=$(for k in "$CACHE"/kernels/7.3-* "$CACHE"/kernels/7.3.*; do
+		[ -f "$k/.ok" ] && basename "$k"; done | sort -V | tail -1)
 	[ -n "$KVER" ] || unavailable "cannot get Debian experimental's linux-image-7.3-cloud-amd64 (see $CACHE/apt-*.log)"
 	echo "using the cached kernel $KVER"
 fi
