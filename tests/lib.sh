@@ -18,7 +18,7 @@
 # Upstream perf (tests/tools/upstream-perf.sh), where a test compares with
 # it or uses it as the perf without the series, is that of the same base:
 # Debian experimental's 7.3 by default, sid's 7.2 (UPSTREAM_PERF=7.2, set
-# here) in the 7.2 run.
+# here) in the 7.2 run; UPV says which, for messages.
 set -eu
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PERF_BASE=${PERF_BASE:-7.3}
@@ -28,6 +28,7 @@ case $PERF_BASE in
      export UPSTREAM_PERF=7.2 ;;
 *) echo "tests/lib.sh: PERF_BASE=$PERF_BASE: 7.3 or 7.2" >&2; exit 2 ;;
 esac
+UPV=${UPSTREAM_PERF:-7.3}
 FIX=$TOP/tests/fixtures/real-7.2
 TMPD=$(mktemp -d "${TMPDIR:-/tmp}/perf-defer-test.XXXXXX")
 trap 'rm -rf "$TMPD"' EXIT

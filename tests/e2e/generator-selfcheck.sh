@@ -160,9 +160,9 @@ if "$UP" --available 2> /dev/null; then
 	"$PERF" script --no-inline -F tid,time,ip -i x.floor.data > ours.txt 2>&1
 	"$UP" script --no-inline -F tid,time,ip -i x.data > up.txt 2>&1
 	cmp -s ours.txt up.txt ||
-		fail "upstream 7.2's merged chains differ from the floor file: $(diff ours.txt up.txt | head -6)"
-	echo "upstream 7.2 merged == floor: ok"
+		fail "upstream $UPV's merged chains differ from the floor file: $(diff ours.txt up.txt | head -6)"
+	echo "upstream $UPV merged == floor: ok"
 else
-	echo "note: upstream perf 7.2 not cached, merged-vs-floor cross-check not run"
+	echo "note: upstream perf $UPV not cached, merged-vs-floor cross-check not run"
 fi
 echo "generator-selfcheck: all ok"

@@ -62,7 +62,7 @@ OUT=${REALKERNEL_OUT:-$TOP/build/$rk/out}
 # the shell test the harness runs in the guest: this base's
 export SRC=$PERF_SRC
 PY=/usr/bin/python3
-UPSTREAM=$TOP/tests/tools/upstream-perf.sh UPV=${UPSTREAM_PERF:-7.3}
+UPSTREAM=$TOP/tests/tools/upstream-perf.sh
 DEFER="st mt user long exit syswide perthread zstd pipe twoev offcpu_sw offcpu_swa offcpu_clk exec"
 ALL="$DEFER st_nodefer"
 
