@@ -1,29 +1,30 @@
-# perf-defer: deferred user callchains for perf 6.12 and 7.2 (see README.md)
+# perf-defer: deferred user callchains for perf 7.3, with a stable
+# backport to perf 7.2 (see README.md)
 #
-#   make               fetch the bases, apply patches/series and
-#                      patches-7.2/series, build build/perf/perf and
+#   make               fetch the bases, apply patches-7.3/series and
+#                      patches-7.2/series, build build/perf-7.3/perf and
 #                      build/perf-7.2/perf
-#   make demo          the patched perf 7.2 on a bundled real recording
-#                      (fetches and builds 7.2 only)
+#   make demo          the patched perf 7.3 on a bundled real recording
+#                      (fetches and builds 7.3 only)
 #   make check         every test (tests/run.sh), after building
 #   make check-series  checkpatch, a build and a behaviour check of every prefix
-#   make install       install perf 7.2 with the series, its scripts and man
-#                      pages (PREFIX, DESTDIR; SERIES=6.12 for 6.12's)
-#   make export        write build/src's commits back into patches/ (and
-#                      build/src-7.2's into patches-7.2/)
-#   make apply         re-apply patches/series onto the base in build/src
-#                      (and patches-7.2/series in build/src-7.2)
-#   make peer          upstream 7.2's perf test on perf 7.2 with and without
-#                      the 7.2 series (tests/peer/run.sh)
-#   make clean         remove build outputs (keeps build/src, build/src-7.2)
+#   make install       install perf 7.3 with the series, its scripts and man
+#                      pages (PREFIX, DESTDIR; SERIES=7.2 for 7.2's)
+#   make export        write build/src-7.3's commits back into patches-7.3/
+#                      (and build/src-7.2's into patches-7.2/)
+#   make apply         re-apply patches-7.3/series onto the base in
+#                      build/src-7.3 (and patches-7.2/series in build/src-7.2)
+#   make peer          upstream 7.3's perf test on perf 7.3 with and without
+#                      the 7.3 series (tests/peer/run.sh)
+#   make clean         remove build outputs (keeps build/src-7.3, build/src-7.2)
 #
-# SERIES=6.12 or SERIES=7.2 limits fetch, apply, build, export and
+# SERIES=7.3 or SERIES=7.2 limits fetch, apply, build, export and
 # check-series to one base (scripts/series.sh).
 #
 # Every target runs small scripts in scripts/ that do nothing when there is
 # nothing to do, so the targets are phony and 'make' twice is quick.
 PREFIX ?= /usr/local
-SERIES ?= 6.12 7.2
+SERIES ?= 7.3 7.2
 # $(call each,COMMAND): COMMAND for every base in $(SERIES), in order,
 # stopping at the first that fails; every: all of them, then fail if any did
 each = @set -e; for s in $(SERIES); do SERIES=$$s $(1); done
@@ -32,51 +33,53 @@ every = @rc=0; for s in $(SERIES); do SERIES=$$s $(1) || rc=1; done; exit $$rc
 
 all: build
 
-# linux-source-6.12 (BASE-VERSION) -> build/src at tag 'base', sid's
-# linux-source-7.2 (BASE-VERSION-7.2) -> build/src-7.2; build deps
+# experimental's linux-source-7.3 (BASE-VERSION-7.3) -> build/src-7.3 at
+# tag 'base', sid's linux-source-7.2 (BASE-VERSION-7.2) -> build/src-7.2;
+# build deps
 fetch:
 	$(call each,scripts/fetch-base.sh)
 
-# re-apply patches/series onto the base in build/src (refuses to lose work)
+# re-apply each series onto its base in build/src-7.3, build/src-7.2
+# (refuses to lose work)
 apply:
 	$(call each,scripts/apply.sh)
 
-# apply only if patches/ changed since the last apply/export; build only if
-# build/src changed since the last build (and the same for 7.2)
+# apply only if patches-7.3/ changed since the last apply/export; build only
+# if build/src-7.3 changed since the last build (and the same for 7.2)
 build:
 	$(call each,scripts/apply.sh --if-needed)
 	$(call each,scripts/build-perf.sh)
 
 # perf, its scripts, tips.txt and man pages under $(PREFIX) (and $(DESTDIR)),
-# with perf's own install targets (scripts/install.sh): the 7.2 series', or
-# the last base SERIES names
+# with perf's own install targets (scripts/install.sh): the 7.3 series', or
+# the first base SERIES names
 install:
-	SERIES=$(lastword $(SERIES)) PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" scripts/install.sh
+	SERIES=$(firstword $(SERIES)) PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" scripts/install.sh
 
-# write build/src's commits base..HEAD back into patches/
+# write build/src-7.3's commits base..HEAD back into patches-7.3/ (and
+# build/src-7.2's into patches-7.2/)
 export:
 	$(call each,scripts/export.sh)
 
-# 7.2's perf only (the primary series; the 6.12 one is frozen)
+# 7.3's perf only (the primary series; the 7.2 one is the stable backport)
 demo:
-	@$(MAKE) --no-print-directory build SERIES=7.2
-	PERF_BASE=7.2 scripts/demo.sh
+	@$(MAKE) --no-print-directory build SERIES=7.3
+	PERF_BASE=7.3 scripts/demo.sh
 
-# the tests also need perf 6.12 without the series (build/perf-base: the
-# first of the series checks' builds) and upstream perf 7.2 (Debian sid's,
-# to compare with and as the unpatched 7.2; its sid root is made beside the
-# build: it waits on the network, the build on the processors)
+# the tests also need upstream perf 7.3 (Debian experimental's) and 7.2
+# (Debian sid's), to compare with and as the unpatched perfs of the 7.3
+# and 7.2 runs (tests/tools/upstream-perf.sh; UPSTREAM_PERF=7.2 for 7.2's)
 check: build
-	@tests/tools/upstream-perf.sh --setup > build/upstream-setup.log 2>&1 & up=$$!; \
-	SERIES=6.12 scripts/build-base-perf.sh; rc=$$?; \
-	wait $$up || echo "make check: no upstream perf 7.2 to compare with: $$(tail -n 1 build/upstream-setup.log)"; \
-	exit $$rc
+	@tests/tools/upstream-perf.sh --setup > build/upstream-setup.log 2>&1 || \
+		echo "make check: no upstream perf 7.3 to compare with: $$(tail -n 1 build/upstream-setup.log)"
+	@UPSTREAM_PERF=7.2 tests/tools/upstream-perf.sh --setup > build/upstream-7.2-setup.log 2>&1 || \
+		echo "make check: no upstream perf 7.2 to compare with: $$(tail -n 1 build/upstream-7.2-setup.log)"
 	tests/run.sh
 
 check-series:
 	$(call every,scripts/check-series.sh)
 
-# upstream perf 7.2's own perf test on build/perf-7.2-base and build/perf-7.2
+# upstream perf 7.3's own perf test on build/perf-7.3-base and build/perf-7.3
 # (about 5 minutes per perf, twice with a series: not part of make check;
 # tests/peer/run.sh)
 peer:
@@ -89,15 +92,15 @@ bench: build
 	tests/bench/run.sh
 	tests/bench/targets.sh --instructions
 
-# build outputs; keeps build/src and build/src-7.2 (the series' commits)
-# and build/wt (worktrees)
+# build outputs; keeps build/src-7.3 and build/src-7.2 (the series'
+# commits) and build/wt (worktrees)
 clean:
-	[ ! -d build ] || find build -mindepth 1 -maxdepth 1 ! -name src ! -name src-7.2 \
-		! -name wt ! -name applied.state ! -name applied-7.2.state -exec rm -rf {} +
-	[ ! -d build/src ] || git -C build/src worktree prune
+	[ ! -d build ] || find build -mindepth 1 -maxdepth 1 ! -name src-7.3 ! -name src-7.2 \
+		! -name wt ! -name applied-7.3.state ! -name applied-7.2.state -exec rm -rf {} +
+	[ ! -d build/src-7.3 ] || git -C build/src-7.3 worktree prune
 	[ ! -d build/src-7.2 ] || git -C build/src-7.2 worktree prune
 
-# everything, build/src included: 'make export' first
+# everything, build/src-7.3 and build/src-7.2 included: 'make export' first
 distclean:
 	rm -rf build
 

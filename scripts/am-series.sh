@@ -1,8 +1,8 @@
 #!/bin/bash
-# am-series.sh - turn patches/series into a chain of commits on 'base'
+# am-series.sh - turn patches-7.3/series into a chain of commits on 'base'
 # without touching any existing work tree: 'git am' runs in a scratch
-# worktree of build/src that is removed afterwards (the commits stay in
-# build/src's object store).  Used by apply.sh and check-series.sh.
+# worktree of build/src-7.3 that is removed afterwards (the commits stay in
+# build/src-7.3's object store).  Used by apply.sh and check-series.sh.
 # SERIES=7.2: patches-7.2/series onto build/src-7.2 (scripts/series.sh).
 #
 # The committer date is the author date, so the same patches give the same
@@ -17,7 +17,7 @@
 # git note of its commit (refs/notes/commits), and remove a note the patch
 # no longer has.  Only apply.sh asks for it: the same patches give the
 # same commits, so check-series must not overwrite notes edited in
-# build/src and not yet exported.
+# build/src-7.3 and not yet exported.
 set -eu
 notes=0
 [ "${1:-}" = --notes ] && notes=1

@@ -1,28 +1,28 @@
 #!/bin/bash
-# apply.sh - put patches/series onto the base in build/src as commits
+# apply.sh - put patches-7.3/series onto the base in build/src-7.3 as commits
 # (git am) on branch 'series'; SERIES=7.2: patches-7.2/series onto
 # build/src-7.2 (scripts/series.sh).
 #
 #   scripts/apply.sh              apply now (make apply)
-#   scripts/apply.sh --if-needed  only if patches/ changed since the last
+#   scripts/apply.sh --if-needed  only if patches-7.3/ changed since the last
 #                                 apply or export (what 'make' runs)
-#   scripts/apply.sh --record     note that build/src and patches/ agree
+#   scripts/apply.sh --record     note that build/src-7.3 and patches-7.3/ agree
 #                                 (export.sh calls this)
 #
-# build/applied.state (build/applied-7.2.state) holds the hash of
-# patches/*, the commit build/src was left at by the last apply or export,
+# build/applied-7.3.state (build/applied-7.2.state) holds the hash of
+# patches-7.3/*, the commit build/src-7.3 was left at by the last apply or export,
 # and its notes ref (the notes
-# below each patch's '---' are git notes in build/src: am-series.sh --notes
+# below each patch's '---' are git notes in build/src-7.3: am-series.sh --notes
 # restores them, export.sh writes them).  The series is applied in a
-# scratch worktree (scripts/am-series.sh) and build/src is then checked out
+# scratch worktree (scripts/am-series.sh) and build/src-7.3 is then checked out
 # at the result, so only files that differ are rewritten and an
 # incremental build stays small.
 #
-# Never throws work away unless FORCE=1: it refuses when build/src has
+# Never throws work away unless FORCE=1: it refuses when build/src-7.3 has
 # uncommitted changes, or commits made since the last apply/export that
-# patches/ does not have (commit them and 'make export' first).  With no
-# record at all (a build/src older than this script), --if-needed leaves
-# build/src's commits alone and says so.
+# patches-7.3/ does not have (commit them and 'make export' first).  With no
+# record at all (a build/src-7.3 older than this script), --if-needed leaves
+# build/src-7.3's commits alone and says so.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/series.sh"
@@ -43,7 +43,7 @@ record() {
 		"$(git -C "$src" rev-parse HEAD)" "$(notes_ref)" > "$state.tmp"
 	mv "$state.tmp" "$state"
 }
-# does exporting build/src's base..HEAD give exactly patches/?
+# does exporting build/src-7.3's base..HEAD give exactly patches-7.3/?
 exported_matches() {
 	local tmp ok=0 p
 	tmp=$(mktemp -d)
@@ -78,7 +78,7 @@ if [ "$mode" = --if-needed ]; then
 	fi
 	if [ ! -f "$state" ] && [ "$(git -C "$src" rev-list --count base..HEAD)" != 0 ]; then
 		# no record of an apply or export, and commits that are not
-		# patches/: leave them alone, and never count them as exported
+		# patches-7.3/: leave them alone, and never count them as exported
 		echo "apply.sh: $(rel "$src") has commits that $(rel "$pdir")/ does not have; building them as they are" >&2
 		echo "apply.sh: ('make export' writes them to $(rel "$pdir")/, 'FORCE=1 make apply' replaces them)" >&2
 		printf 'patches=%s\nhead=\n' "$(patches_hash)" > "$state"

@@ -1,18 +1,17 @@
 #!/bin/bash
-# build-base-perf.sh - build perf 6.12 WITHOUT the series (the tag 'base')
-# into build/perf-base; SERIES=7.2: perf 7.2 without its series into
+# build-base-perf.sh - build perf 7.3 WITHOUT the series (the tag 'base')
+# into build/perf-7.3-base; SERIES=7.2: perf 7.2 without its series into
 # build/perf-7.2-base (scripts/series.sh).
 #
-# perf 6.12 is the "tool that knows nothing of deferral" of the tests: perf
-# inject --merge-callchains must write files it reads.  Unpatched perf 7.2
-# is what the peer suite (tests/peer/run.sh) compares the 7.2 series with.
+# Unpatched perf 7.3 is what the peer suite (tests/peer/run.sh) compares
+# the 7.3 series with (make peer builds it).
 #
 # The base is the first build of the series checks (scripts/check-series.sh
-# builds base, base+1, base+2, ... one after the other in build/check-series
-# and goes on from each to the next): it is built there, and build/perf-base
+# builds base, base+1, base+2, ... one after the other in build/check-series-7.3
+# and goes on from each to the next): it is built there, and build/perf-7.3-base
 # is a copy of that build directory.  So a cold 'make check' compiles the
 # base once, not twice, and the first prefix is an incremental build.
-# Same flags as our perf; nothing is done when build/perf-base was made
+# Same flags as our perf; nothing is done when build/perf-7.3-base was made
 # from the base with this configuration.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)

@@ -7,7 +7,7 @@
 #   scripts/check-behaviour.sh --key
 #       print the cache key of the measurements: a hash of this script and
 #       of the fixtures it reads (check-series keeps one measurement per
-#       source tree and key in build/check-series/behaviour/)
+#       source tree and key in build/check-series-7.3/behaviour/)
 #   scripts/check-behaviour.sh --measure PERF > FILE
 #       run PERF on the fixtures and write what it did, one "key value"
 #       line each (exit status, sample and record counts, first error line)

@@ -1,6 +1,6 @@
 #!/bin/bash
 # check-series.sh - the series checks (make check-series; tests/run.sh runs
-# them too).  For every patch in patches/series, in order:
+# them too).  For every patch in patches-7.3/series, in order:
 #
 #  1. it applies (git am onto base + the patches before it);
 #  2. checkpatch.pl --strict --no-tree has nothing to say: 0 errors,
@@ -11,13 +11,13 @@
 #     report --stats and inject on four perf 7.2 recordings; nothing that
 #     worked before stops working or fails differently from the base, no
 #     sample, frame or record is lost): one more line per patch,
-#     "check-series: NNNN-...: behaviour".
-# And patches/0000-cover-letter.patch, when there is one, is what
-# scripts/export.sh makes of patches/cover-letter.txt and the series.
+#     "check-series-7.3: NNNN-...: behaviour".
+# And patches-7.3/0000-cover-letter.patch, when there is one, is what
+# scripts/export.sh makes of patches-7.3/cover-letter.txt and the series.
 #
 # Checkpatch exceptions: a patch may silence a checkpatch message TYPE for
 # itself only, by saying why in its notes, below the patch's '---' line
-# (a git note on the commit in build/src: 'git notes edit', then 'make
+# (a git note on the commit in build/src-7.3: 'git notes edit', then 'make
 # export'), one line per type:
 #
 #     checkpatch: LONG_LINE_COMMENT copied verbatim from the kernel's UAPI header
@@ -28,12 +28,12 @@
 # belongs in the notes (scripts/move-checkpatch-notes.sh moves them).
 #
 # The builds are incremental, one after the other, in a worktree of
-# build/src (build/check-series/src, detached, never build/src itself) and
-# their own O= directory (build/check-series/perf), with the feature
+# build/src-7.3 (build/check-series-7.3/src, detached, never build/src-7.3 itself) and
+# their own O= directory (build/check-series-7.3/perf), with the feature
 # detection of the first build frozen (FEATURES_DUMP) so that each step
 # only recompiles what the patch touches.  The first is the base's (made
 # by scripts/build-base-perf.sh, which 'make check' runs first and which
-# copies it to build/perf-base, or here to measure the base's behaviour):
+# copies it to build/perf-7.3-base, or here to measure the base's behaviour):
 # base+1 goes on from it.  A step is skipped when the same
 # source tree was built before with the same build script and flags
 # (build/built-trees, which scripts/build.sh appends to).
@@ -96,11 +96,11 @@ t_start=$(now)
 	exit 1
 }
 
-# the worktree the builds run in, re-made if build/src was re-created
+# the worktree the builds run in, re-made if build/src-7.3 was re-created
 ser_check_worktree || exit 1
 checkpatch=$wt/scripts/checkpatch.pl
 
-# --- patches/series itself ------------------------------------------------
+# --- patches-7.3/series itself ------------------------------------------------
 patches=()
 log=$logdir/$SER_LOG-series.log
 : > "$log"

@@ -1,6 +1,6 @@
 #!/bin/bash
-# export.sh - write build/src's commits base..HEAD into patches/ as a
-# git format-patch series plus patches/series.  File names are stable
+# export.sh - write build/src-7.3's commits base..HEAD into patches-7.3/ as a
+# git format-patch series plus patches-7.3/series.  File names are stable
 # (NNNN-subject.patch) and the version footer and index hashes' churn is
 # stripped, so exporting an unchanged series changes nothing.  SERIES=7.2:
 # build/src-7.2 into patches-7.2/ (scripts/series.sh).
@@ -9,10 +9,10 @@
 # patch's changelog) goes below its '---' line ('git format-patch
 # --notes'), where reviewers read it and 'git am' drops it; apply.sh puts
 # it back as a note (am-series.sh --notes).  Edit one with
-# 'git -C build/src notes edit COMMIT'; rebase and amend keep them.
+# 'git -C build/src-7.3 notes edit COMMIT'; rebase and amend keep them.
 #
-# With patches/cover-letter.txt it also writes patches/0000-cover-letter.patch
-# (not listed in patches/series: 'git am' cannot apply it), as
+# With patches-7.3/cover-letter.txt it also writes patches-7.3/0000-cover-letter.patch
+# (not listed in patches-7.3/series: 'git am' cannot apply it), as
 # 'git format-patch --cover-letter' does, its subject and text taken from
 # that file and the shortlog and diffstat from the series.  The file is
 #
@@ -33,11 +33,11 @@
 # git config user.name and user.email set signs them as that identity, so
 # that what they send carries their own DCO.
 #
-#   scripts/export.sh                 into patches/
+#   scripts/export.sh                 into patches-7.3/
 #   scripts/export.sh --to DIR        elsewhere (to compare without touching
-#                                     patches/)
+#                                     patches-7.3/)
 #   scripts/export.sh --to DIR --tip COMMIT
-#                                     base..COMMIT instead of build/src's HEAD
+#                                     base..COMMIT instead of build/src-7.3's HEAD
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/series.sh"
@@ -218,7 +218,7 @@ if [ -f "$tmp/subs" ]; then
 else
 	copy .
 fi
-# patches/ now matches build/src: 'make' need not re-apply it
+# patches-7.3/ now matches build/src-7.3: 'make' need not re-apply it
 [ "$out" = "$SER_PATCHES" ] && "$top/scripts/apply.sh" --record
 covers=$(find "$out" -maxdepth 2 -name 0000-cover-letter.patch | wc -l)
 echo "export.sh: $(wc -l < "$out/series") patches and $covers cover letter(s) in $out"

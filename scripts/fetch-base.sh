@@ -1,18 +1,18 @@
 #!/bin/bash
 # fetch-base.sh - fetch Debian's linux-source package of a base and lay the
-# perf part out as a git repository, tagged 'base': linux-source-6.12 into
-# build/src (SERIES=6.12, the default), or Debian sid's linux-source-7.2
-# into build/src-7.2 (SERIES=7.2; scripts/series.sh).
+# perf part out as a git repository, tagged 'base': Debian experimental's
+# linux-source-7.3 into build/src-7.3 (SERIES=7.3, the default), or Debian
+# sid's linux-source-7.2 into build/src-7.2 (SERIES=7.2; scripts/series.sh).
 #
 # The .deb is kept in $PERF_DEFER_CACHE (default /var/cache/perf-defer) so
 # that reruns and CI on the same machine do not download it again.  The exact
-# package version is pinned in BASE-VERSION (BASE-VERSION-7.2); if the
+# package version is pinned in BASE-VERSION-7.3 (BASE-VERSION-7.2); if the
 # mirror no longer has it, the newest of that series is taken and a warning
-# says so.  6.12 comes from the host's apt sources (Debian 12); 7.2 from
-# Debian sid through a private apt configuration (scripts/sid-apt.sh: its
-# own sources.list, lists and cache in $PERF_DEFER_CACHE/sid-apt; the
-# host's apt setup is not touched; the mirror is the host's:
-# scripts/debian-mirror.sh, $PERF_DEFER_MIRROR to override it).
+# says so.  Both come through a private apt configuration listing sid and
+# experimental (scripts/sid-apt.sh: its own sources.list, lists and cache
+# in $PERF_DEFER_CACHE/sid-apt; the host's apt setup is not touched; the
+# mirror is the host's: scripts/debian-mirror.sh, $PERF_DEFER_MIRROR to
+# override it).
 # Also installs the build dependencies when they are missing (for
 # 'make install' too: asciidoc and xmlto render the man pages).
 set -eu
@@ -37,10 +37,9 @@ for p in $deps; do
 	dpkg-query -W -f='${db:Status-Abbrev}${Architecture}\n' "$p" 2> /dev/null |
 		grep -Eq "^ii *($native|all)$" || missing="$missing $p"
 done
-updated=0
 if [ -n "$missing" ]; then
 	echo "fetch-base: installing build dependencies:$missing"
-	apt-get update -qq -o DPkg::Lock::Timeout=600 && updated=1
+	apt-get update -qq -o DPkg::Lock::Timeout=600
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq -o DPkg::Lock::Timeout=600 --no-install-recommends $missing >/dev/null
 fi
 
@@ -51,17 +50,12 @@ fi
 mkdir -p "$cache"
 deb=$cache/${pkg}_${want}_all.deb
 if [ ! -s "$deb" ]; then
-	if [ "$SER_APT" = sid ]; then
-		. "$top/scripts/sid-apt.sh"
-		sid_apt_init "$cache/sid-apt" ||
-			{ echo "fetch-base: no apt configuration for sid" >&2; exit 1; }
-		sid_apt_update "$cache/sid-apt/update.log" ||
-			{ cat "$cache/sid-apt/update.log" >&2; echo "fetch-base: apt-get update of sid failed" >&2; exit 1; }
-		apt=("${SID_APT[@]}")
-	else
-		[ $updated = 1 ] || apt-get update -qq -o DPkg::Lock::Timeout=600
-		apt=()
-	fi
+	. "$top/scripts/sid-apt.sh"
+	sid_apt_init "$cache/sid-apt" ||
+		{ echo "fetch-base: no apt configuration for sid and experimental" >&2; exit 1; }
+	sid_apt_update "$cache/sid-apt/update.log" ||
+		{ cat "$cache/sid-apt/update.log" >&2; echo "fetch-base: apt-get update of sid and experimental failed" >&2; exit 1; }
+	apt=("${SID_APT[@]}")
 	ver=$want
 	if ! apt-cache "${apt[@]}" madison $pkg | awk '{print $3}' | grep -qxF "$want"; then
 		ver=$(apt-cache "${apt[@]}" madison $pkg | awk '{print $3}' | sort -V | tail -1)

@@ -40,7 +40,7 @@
 # Dictionary tests/fuzz/perf-data.dict.
 #
 # Build: the perf fuzzed is built from a copy of the source (SRC, default
-# build/src; the copy in build/fuzz-src) with
+# build/src-7.3, the 7.3 series' tree; the copy in build/fuzz-src) with
 # tests/fuzz/afl-deferred-forkserver.patch applied: AFL's forkserver then
 # forks where perf opens its input, after perf's start-up, instead of
 # before main().  The patch is fuzzing-only: never in the series, and
@@ -64,7 +64,7 @@
 # (afl-tmin keeps any crash, and drifts), keep it there with its cause in
 # tests/fuzz/found/README.md and its signature in known.txt until it is
 # fixed, then in tests/fuzz/regressions: tests/e2e/fuzz-regressions.sh
-# runs perf on every such file.  Base perf 6.12 bugs found so far:
+# runs perf on every such file.  Base perf bugs found so far:
 # tests/fuzz/README.md and tests/fuzz/found (the mutator does not steer
 # around them).
 set -u
@@ -93,7 +93,9 @@ esac
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 O=${O:-$top/build/perf-afl}
-SRC=${SRC:-$top/build/src}
+# the 7.3 series' tree and its make arguments (LIBUNWIND=1)
+SERIES=7.3 . "$top/scripts/series.sh"
+SRC=${SRC:-$SER_SRC}
 PERF_AFL=$O/perf
 unavailable() { echo "SKIP: $*"; exit 77; }
 
@@ -153,7 +155,7 @@ if [ -n "$build" ]; then
 	# shellcheck disable=SC2086 # a list of make arguments
 	AFL_USE_ASAN=1 AFL_USE_UBSAN=1 AFL_QUIET=1 SRC=$bsrc O=$O "$top/scripts/build.sh" \
 		--if-changed CC=afl-clang-fast CXX=afl-clang-fast++ NO_LIBPYTHON=1 \
-		${FUZZ_BUILD_ARGS:-} || exit 1
+		"${SER_BUILD_ARGS[@]}" ${FUZZ_BUILD_ARGS:-} || exit 1
 fi
 [ -x "$PERF_AFL" ] || { echo "fuzz.sh: no $PERF_AFL" >&2; exit 1; }
 if grep -q SIG_AFL_DEFER_FORKSRV "$PERF_AFL"; then

@@ -15,17 +15,17 @@
 # printed).  Work tree and index are not touched: the trees are the same.
 #
 #   scripts/move-checkpatch-notes.sh [--dry-run] [REPO]
-#       REPO: a repository or work tree with a 'base' tag, build/src by
+#       REPO: a repository or work tree with a 'base' tag, build/src-7.3 by
 #       default; --dry-run: only show what would move
 #
 # Then 'make export' (checkpatch exceptions and changelogs appear below
-# '---' in patches/) and 'make check-series'.
+# '---' in patches-7.3/) and 'make check-series'.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 export PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C
 dry=0
 [ "${1:-}" = --dry-run ] && { dry=1; shift; }
-repo=${1:-$top/build/src}
+repo=${1:-$top/build/src-7.3}
 cd "$repo"
 git rev-parse -q --verify base >/dev/null ||
 	{ echo "move-checkpatch-notes.sh: $repo has no 'base' tag" >&2; exit 1; }

@@ -1,17 +1,19 @@
 # series.sh - sourced (not run) by the scripts that work on a base and its
 # series: which one, from $SERIES.
 #
-#   SERIES=6.12 (the default)   BASE-VERSION       patches/      build/src
-#                               build/perf/perf    build/perf-base/perf
-#   SERIES=7.2                  BASE-VERSION-7.2   patches-7.2/  build/src-7.2
-#                               build/perf-7.2/perf  build/perf-7.2-base/perf
+#   SERIES=7.3 (the default: the primary series)
+#                  BASE-VERSION-7.3   patches-7.3/  build/src-7.3
+#                  build/perf-7.3/perf  build/perf-7.3-base/perf
+#   SERIES=7.2 (the stable backport, frozen)
+#                  BASE-VERSION-7.2   patches-7.2/  build/src-7.2
+#                  build/perf-7.2/perf  build/perf-7.2-base/perf
 #
 # Sets (paths absolute, under $top, which the script sets first):
-#   SER            6.12 or 7.2
-#   SER_PKG        the Debian source package (linux-source-6.12)
-#   SER_VERSION    the file that pins its version (BASE-VERSION)
-#   SER_APT        "host": the host's apt sources (Debian 12 has 6.12);
-#                  "sid": the private sid configuration of scripts/sid-apt.sh
+#   SER            7.3 or 7.2
+#   SER_PKG        the Debian source package (linux-source-7.3)
+#   SER_VERSION    the file that pins its version (BASE-VERSION-7.3)
+#                  (both come through the private sid and experimental
+#                  apt configuration of scripts/sid-apt.sh)
 #   SER_SRC        the applied work tree (git, tag 'base')
 #   SER_PATCHES    the series directory (series, NNNN-*.patch, cover letter)
 #   SER_STATE      what apply.sh recorded of the last apply or export
@@ -25,34 +27,27 @@
 #   SER_BUILD_ARGS the make arguments scripts/build.sh gets for this base
 #                  (an array)
 #   SER_ARM64_TOOLS  what of arch/arm64/tools perf's build needs
-case ${SERIES:-6.12} in
-6.12)
-	SER=6.12 SER_PKG=linux-source-6.12 SER_VERSION=$top/BASE-VERSION SER_APT=host
-	SER_SRC=$top/build/src SER_PATCHES=$top/patches SER_STATE=$top/build/applied.state
-	SER_PERF_O=$top/build/perf SER_BASE_O=$top/build/perf-base
-	SER_CHECK=$top/build/check-series SER_NAME=check-series SER_LOG=check-series
-	SER_BUILD_ARGS=()
-	SER_ARM64_TOOLS="arch/arm64/tools/gen-sysreg.awk arch/arm64/tools/sysreg" ;;
+case ${SERIES:-7.3} in
 7.3)
-	SER=7.3 SER_PKG=linux-source-7.3 SER_VERSION=$top/BASE-VERSION-7.3 SER_APT=sid
+	SER=7.3 SER_PKG=linux-source-7.3 SER_VERSION=$top/BASE-VERSION-7.3
 	SER_SRC=$top/build/src-7.3 SER_PATCHES=$top/patches-7.3 SER_STATE=$top/build/applied-7.3.state
 	SER_PERF_O=$top/build/perf-7.3 SER_BASE_O=$top/build/perf-7.3-base
 	SER_CHECK=$top/build/check-series-7.3 SER_NAME=check-series-7.3 SER_LOG=check-series-7.3
 	SER_BUILD_ARGS=(LIBUNWIND=1)
 	SER_ARM64_TOOLS=arch/arm64/tools ;;
 7.2)
-	SER=7.2 SER_PKG=linux-source-7.2 SER_VERSION=$top/BASE-VERSION-7.2 SER_APT=sid
+	SER=7.2 SER_PKG=linux-source-7.2 SER_VERSION=$top/BASE-VERSION-7.2
 	SER_SRC=$top/build/src-7.2 SER_PATCHES=$top/patches-7.2 SER_STATE=$top/build/applied-7.2.state
 	SER_PERF_O=$top/build/perf-7.2 SER_BASE_O=$top/build/perf-7.2-base
 	SER_CHECK=$top/build/check-series-7.2 SER_NAME=check-series-7.2 SER_LOG=check-series-7.2
 	# libunwind is off by default since perf 6.13 (libdw unwinds): on,
-	# as in our 6.12 build, so both perfs have the same unwinders and
+	# as in the 7.3 build, so both perfs have the same unwinders and
 	# build.sh's list of required libraries holds for both
 	SER_BUILD_ARGS=(LIBUNWIND=1)
 	# 7.2 generates more than the sysregs from it (cpucaps, hwcaps)
 	SER_ARM64_TOOLS=arch/arm64/tools ;;
 *)
-	echo "${0##*/}: SERIES=${SERIES:-} is not a base this repository has (6.12 or 7.2)" >&2
+	echo "${0##*/}: SERIES=${SERIES:-} is not a base this repository has (7.3 or 7.2)" >&2
 	exit 2 ;;
 esac
 # the names relative to the top, for messages

@@ -5,22 +5,30 @@
 # What it prints goes to build/test-logs/NAME.log; the runner shows the
 # last lines of a failing test.
 #
-# Two bases: tests/run.sh runs every test with the 6.12 perf, and those
-# listed in tests/e2e-7.2.txt once more with the 7.2 perf (log NAME-7.2.log).
-# A test reads which one it runs with from
-#   PERF_BASE   6.12 (build/perf/perf, the default) or 7.2
+# Two bases: tests/run.sh runs every test with the perf of the 7.3 series
+# (the primary one), and those listed in tests/e2e-7.2.txt once more with
+# the perf of the 7.2 stable series (log NAME-7.2.log).  A test reads
+# which one it runs with from
+#   PERF_BASE   7.3 (build/perf-7.3/perf, the default) or 7.2
 #               (build/perf-7.2/perf): where an expected value differs
 #               between the bases, [ "$PERF_BASE" = 7.2 ] chooses
-#   PERF_SRC    that base's applied source tree (build/src, build/src-7.2:
-#               tools/perf/tests/shell, the scripts of perf script)
+#   PERF_SRC    that base's applied source tree (build/src-7.3,
+#               build/src-7.2: tools/perf/tests/shell, the scripts of perf
+#               script)
+# Upstream perf (tests/tools/upstream-perf.sh), where a test compares with
+# it or uses it as the perf without the series, is that of the same base:
+# Debian experimental's 7.3 by default, sid's 7.2 (UPSTREAM_PERF=7.2, set
+# here) in the 7.2 run; UPV says which, for messages.
 set -eu
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-PERF_BASE=${PERF_BASE:-6.12}
+PERF_BASE=${PERF_BASE:-7.3}
 case $PERF_BASE in
-6.12) PERF=${PERF:-$TOP/build/perf/perf} PERF_SRC=${PERF_SRC:-$TOP/build/src} ;;
-7.2) PERF=${PERF:-$TOP/build/perf-7.2/perf} PERF_SRC=${PERF_SRC:-$TOP/build/src-7.2} ;;
-*) echo "tests/lib.sh: PERF_BASE=$PERF_BASE: 6.12 or 7.2" >&2; exit 2 ;;
+7.3) PERF=${PERF:-$TOP/build/perf-7.3/perf} PERF_SRC=${PERF_SRC:-$TOP/build/src-7.3} ;;
+7.2) PERF=${PERF:-$TOP/build/perf-7.2/perf} PERF_SRC=${PERF_SRC:-$TOP/build/src-7.2}
+     export UPSTREAM_PERF=7.2 ;;
+*) echo "tests/lib.sh: PERF_BASE=$PERF_BASE: 7.3 or 7.2" >&2; exit 2 ;;
 esac
+UPV=${UPSTREAM_PERF:-7.3}
 FIX=$TOP/tests/fixtures/real-7.2
 TMPD=$(mktemp -d "${TMPDIR:-/tmp}/perf-defer-test.XXXXXX")
 trap 'rm -rf "$TMPD"' EXIT
@@ -60,7 +68,9 @@ symroot() {
 	echo "--symfs=$root --kallsyms=$root/kallsyms.txt"
 }
 
-# upstream NAME KIND: upstream perf 7.2's output for recording NAME
+# upstream NAME KIND: upstream perf 7.2's output for recording NAME, stored
+# (tests/fixtures/real-7.2/upstream-7.2): the reference for what these
+# recordings hold, for both bases
 upstream() {
 	local f=$FIX/upstream-7.2/$1.$2.txt
 	if [ -f "$f.xz" ]; then xz -dc "$f.xz"; else cat "$f"; fi

@@ -1,16 +1,18 @@
 #!/bin/bash
 # run.sh - run every test: the repository's end-to-end tests (tests/e2e),
-# the perf test cases the series add (tests/perf-tests.txt,
+# the perf test cases the series add (tests/perf-tests-7.3.txt,
 # tests/perf-tests-7.2.txt) and the series checks (scripts/check-series.sh:
 # one line per patch).  One line per test, then "N passed, N failed, N
 # skipped".  Exit status 1 if anything failed.
 #
-# Two bases: every e2e test runs with the 6.12 perf (build/perf/perf,
-# PERF_BASE=6.12: line "NAME"), and those listed in tests/e2e-7.2.txt once
-# more with the 7.2 perf (build/perf-7.2/perf, PERF_BASE=7.2: line
+# Two bases: every e2e test runs with the perf of the 7.3 series, the
+# primary one (build/perf-7.3/perf, PERF_BASE=7.3, PERF_SRC=build/src-7.3:
+# line "NAME"), and those listed in tests/e2e-7.2.txt once more with the
+# perf of the 7.2 stable series (build/perf-7.2/perf, PERF_BASE=7.2: line
 # "NAME [7.2]"); nothing is printed for the e2e tests not listed there.
-# The perf test cases: "perf test: NAME" and "perf test [7.2]: NAME"; the
-# series checks: "check-series: ..." and "check-series-7.2: ...".
+# The perf test cases: "perf test: NAME" (tests/perf-tests-7.3.txt) and
+# "perf test [7.2]: NAME" (tests/perf-tests-7.2.txt); the series checks:
+# "check-series-7.3: ..." and "check-series-7.2: ...".
 #
 # Tests run TEST_JOBS at a time (default: the number of processors), each
 # one's line printed when it ends; the longest first, by the times of the
@@ -21,8 +23,8 @@
 #
 # Usage: tests/run.sh [PATTERN]   (only tests whose name contains PATTERN)
 # Environment:
-#   PERF, PERF72    other perf binaries for the two bases
-#   TEST_BASES      6.12 or 7.2: one base's tests only (default "6.12 7.2")
+#   PERF, PERF72    other perf binaries for the two bases (7.3, 7.2)
+#   TEST_BASES      7.3 or 7.2: one base's tests only (default "7.3 7.2")
 #   TEST_JOBS       how many tests at a time
 #   TEST_LOG_DIR    where the logs go (default build/test-logs)
 #   TEST_SERIES     which series checks: "patches" (the default: the
@@ -37,13 +39,13 @@
 #                   report there or in its log fails it
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
-PERF=${PERF:-$TOP/build/perf/perf}
+PERF=${PERF:-$TOP/build/perf-7.3/perf}
 PERF72=${PERF72:-$TOP/build/perf-7.2/perf}
 LOG=${TEST_LOG_DIR:-$TOP/build/test-logs}
 mkdir -p "$LOG"
 pat=${1:-}
 pass=0 failn=0 skipn=0
-bases=" ${TEST_BASES:-6.12 7.2} "
+bases=" ${TEST_BASES:-7.3 7.2} "
 on() { [[ "$bases" == *" $1 "* ]]; }
 njobs=${TEST_JOBS:-$(nproc)}
 san=${PERF_DEFER_SANITIZER:-}
@@ -79,24 +81,25 @@ add_perf_tests() { # list perf srcdir label logsuffix
 		jobs+=("perftest	$name	$LOG/perftest-$(slug "$t")$5.log	$t	$2	$3")
 	done < <(names "$1")
 }
-on 6.12 && add_perf_tests "$TOP/tests/perf-tests.txt" "$PERF" "$TOP/build/src" "" ""
+on 7.3 && add_perf_tests "$TOP/tests/perf-tests-7.3.txt" "$PERF" "$TOP/build/src-7.3" "" ""
 on 7.2 && add_perf_tests "$TOP/tests/perf-tests-7.2.txt" "$PERF72" "$TOP/build/src-7.2" " [7.2]" -7.2
-# 2. end-to-end tests: with the 6.12 perf, and with the 7.2 perf when
+# 2. end-to-end tests: with the 7.3 perf, and with the 7.2 perf when
 # tests/e2e-7.2.txt lists them
 e2e72=" $(names "$TOP/tests/e2e-7.2.txt" | tr '\n' ' ') "
 for t in "$TOP"/tests/e2e/*.sh; do
 	[ -e "$t" ] || continue
 	name=$(basename "$t" .sh)
-	on 6.12 && want "$name" && jobs+=("e2e	$name	$LOG/$name.log	$t	$PERF	6.12")
+	on 7.3 && want "$name" && jobs+=("e2e	$name	$LOG/$name.log	$t	$PERF	7.3")
 	on 7.2 && [[ "$e2e72" == *" $name "* ]] && want "$name [7.2]" &&
 		jobs+=("e2e	$name [7.2]	$LOG/$name-7.2.log	$t	$PERF72	7.2")
 done
 # 3. the series checks: one line per patch (applies, checkpatch; with
 # TEST_SERIES=full also builds on its own, and a line more: behaves); see
-# scripts/check-series.sh (names: "check-series:
-# patches/series", "check-series: cover letter", "check-series:
-# NNNN-subject" and "check-series: NNNN-subject: behaviour"; for 7.2
-# "check-series-7.2: ...").  One job each, its lines printed when it ends.
+# scripts/check-series.sh (names: "check-series-7.3:
+# patches-7.3/series", "check-series-7.3: cover letter",
+# "check-series-7.3: NNNN-subject" and "check-series-7.3: NNNN-subject:
+# behaviour"; for 7.2 "check-series-7.2: ...").  One job each, its lines
+# printed when it ends.
 add_series() { # SERIES prefix patchdir
 	local names
 	names=$(printf '%s: %s/series\n%s: cover letter\n' "$2" "$3" "$2"
@@ -113,7 +116,7 @@ full) series_opt= ;;
 *) echo "run.sh: TEST_SERIES=$series_mode: patches, full or 0" >&2; exit 2 ;;
 esac
 if [ "$series_mode" != 0 ]; then
-	on 6.12 && add_series 6.12 check-series patches
+	on 7.3 && add_series 7.3 check-series-7.3 patches-7.3
 	on 7.2 && add_series 7.2 check-series-7.2 patches-7.2
 fi
 
@@ -164,7 +167,7 @@ run_job() { # index
 			echo "SKIP: perf test says: $(grep -m1 ': Skip' "$log")" >> "$log"; rc=77
 		else rc=1; echo "no such perf test, or it did not run" >> "$log"
 		fi ;;
-	e2e)	PERF=$b PERF_BASE=$c bash "$a" > "$log" 2>&1 < /dev/null || rc=$? ;;
+	e2e)	PERF=$b PERF_BASE=$c PERF_SRC=$TOP/build/src-$c bash "$a" > "$log" 2>&1 < /dev/null || rc=$? ;;
 	series)	SERIES=$a "$TOP/scripts/check-series.sh" $series_opt --results "$st/$1.results" \
 			--logdir "$LOG" > "$log" 2>&1 < /dev/null || rc=$? ;;
 	esac

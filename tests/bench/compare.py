@@ -14,8 +14,8 @@
 #   (default 1M-32kt; tests/bench/run.sh --cells NAME generates it)
 #   RATIOS="A/B ..." in the environment prints the ratios of those best
 #   cpu times too
-# e.g. tests/bench/compare.py 5 old=/tmp/perf-old:merged new=build/perf/perf:merged \
-#          floor=build/perf/perf:floor
+# e.g. tests/bench/compare.py 5 old=/tmp/perf-old:merged new=build/perf-7.3/perf:merged \
+#          floor=build/perf-7.3/perf:floor
 import os
 import resource
 import statistics

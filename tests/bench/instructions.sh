@@ -8,7 +8,7 @@
 # Usage: tests/bench/instructions.sh [CELL [PERF]]
 #   CELL  a file of build/bench/data (default 1M-32kt; run tests/bench/run.sh
 #         --cells CELL once to generate it)
-#   PERF  default build/perf/perf
+#   PERF  default build/perf-7.3/perf
 #   LL=BYTES in the environment simulates a last-level cache of that size
 #         (16-way, 64-byte lines) instead of the machine's: on a shared host
 #         the L3 that valgrind detects (hundreds of MB) is not what one
@@ -20,7 +20,7 @@
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cell=${1:-1M-32kt}
-perf=${2:-$top/build/perf/perf}
+perf=${2:-$top/build/perf-7.3/perf}
 data=$top/build/bench/data
 syms=$top/build/symfs/kallsyms.txt
 command -v valgrind > /dev/null || { echo "instructions.sh: valgrind is not installed" >&2; exit 1; }

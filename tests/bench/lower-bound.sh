@@ -15,9 +15,10 @@
 #
 # Writes build/bench/data/CELL.floor-records.data (gen_perfdata.py
 # --floor-records with the cell's arguments, checked to give the same
-# deferred file) and build/perf-drop/perf: build/src with a few more lines
-# in perf_session__deliver_event(): a return for PERF_RECORD_CALLCHAIN_DEFERRED,
-# and deferred samples handed to the tool as they are, without the merge.
+# deferred file) and build/perf-drop/perf: build/src-7.3 (the 7.3 series)
+# with a few more lines in perf_session__deliver_event(), before the
+# session's merge: PERF_RECORD_CALLCHAIN_DEFERRED dropped, and deferred
+# samples handed to the tool as they are, without the merge.
 # The floor file runs with both binaries (on it they run the same code).
 # "drop-deferred" is perf report --stats of the deferred file with that
 # perf: every event read and parsed in file order, as --stats reads, and no
@@ -47,28 +48,35 @@ if [ ! -s "$data/$cell.floor-records.data" ]; then
 	rm -f "$tmp"
 fi
 
+# the 7.3 series' tree, perf and make arguments (scripts/series.sh)
+SERIES=7.3 . "$top/scripts/series.sh"
 drop=$top/build/perf-drop
 wt=$top/build/lb-src
-git -C "$top/build/src" worktree remove --force "$wt" 2> /dev/null || true
-git -C "$top/build/src" worktree add -q --detach "$wt" HEAD
-trap 'git -C "$top/build/src" worktree remove --force "$wt"' EXIT
+git -C "$SER_SRC" worktree remove --force "$wt" 2> /dev/null || true
+git -C "$SER_SRC" worktree add -q --detach "$wt" HEAD
+trap 'git -C "$SER_SRC" worktree remove --force "$wt"' EXIT
 python3 - "$wt/tools/perf/util/session.c" <<'EOF'
-import sys
+import re, sys
 p = sys.argv[1]
 s = open(p).read()
-anchor = '''	ret = auxtrace__process_event(session, event, &sample, tool);'''
-assert s.count(anchor) == 1, 'perf_session__deliver_event() changed'
-s = s.replace(anchor, '''	/* lower-bound.sh: records read, parsed, dropped; no merge */
-	if (event->header.type == PERF_RECORD_CALLCHAIN_DEFERRED)
-		return 0;
-	if (sample.deferred_callchain)
-		return machines__deliver_event(&session->machines, session->evlist, event,
-					       &sample, tool, file_offset, file_path);
-''' + anchor)
+# the session's merge of a deferred sample in perf_session__deliver_event()
+anchor = re.compile(r'^\tif \(sample\.deferred_callchain &&[^\n]*merges_callchains\(tool\)\) \{$', re.M)
+assert len(anchor.findall(s)) == 1, 'perf_session__deliver_event() changed'
+s = anchor.sub(lambda m: '''	/* lower-bound.sh: records read, parsed, dropped; no merge */
+	if (event->header.type == PERF_RECORD_CALLCHAIN_DEFERRED) {
+		ret = 0;
+		goto out;
+	}
+	if (sample.deferred_callchain) {
+		ret = machines__deliver_event(&session->machines, session->evlist, event,
+					      &sample, tool, file_offset, file_path);
+		goto out;
+	}
+''' + m.group(0), s)
 open(p, 'w').write(s)
 EOF
-SRC=$wt O=$drop "$top/scripts/build.sh" --if-changed > /dev/null
-ours=$top/build/perf/perf
+SRC=$wt O=$drop "$top/scripts/build.sh" --if-changed "${SER_BUILD_ARGS[@]}" > /dev/null
+ours=$SER_PERF_O/perf
 export CELL=$cell RATIOS="records/floor merged/floor drop/drop-floor"
 stats_ratios="$RATIOS drop-deferred/drop-floor"
 # Two builds of the same code can differ by a few percent by code layout

@@ -9,9 +9,10 @@
 # on the deferred file (merged: the default), with --no-merge-callchains
 # (where the command has it), and on the "floor" file (the same samples with
 # ordinary full callchains), and perf report --stats on the deferred and the
-# floor file, for our perf ($PERF) and for upstream perf 7.2
-# (tests/tools/upstream-perf.sh, Debian sid's linux-perf) on the same files,
-# and, when it is built, for perf 7.2 with our 7.2 series ($PERF72, default
+# floor file, for our perf ($PERF, default build/perf-7.3/perf: perf 7.3
+# with the 7.3 series) and for upstream perf (tests/tools/upstream-perf.sh:
+# Debian experimental's linux-perf 7.3) on the same files, and, when it is
+# built, for perf 7.2 with our 7.2 stable series ($PERF72, default
 # build/perf-7.2/perf; --no-72 leaves it out).
 # Two off-CPU files (gen_perfdata.py --blocked: 1000 threads that each take
 # one sample early and get their record only at the very end, across 1M and
@@ -41,7 +42,7 @@
 #                   so some upstream cells hit --timeout (default 600 s):
 #                   expect about an hour (an estimate)
 #   --cells REGEX   only the files whose name matches (e.g. --cells 32k)
-#   --big-timeout SEC  timeout of upstream perf 7.2 on the 10M off-CPU file
+#   --big-timeout SEC  timeout of upstream perf on the 10M off-CPU file
 #                   (default 300: its merge scans every pending sample for
 #                   every record, about 43 s per 1M pairs)
 #   --table-only    rewrite the table from the last run's raw results
@@ -52,7 +53,7 @@
 # generator or its arguments change).  The machine should be otherwise idle.
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-PERF=${PERF:-$TOP/build/perf/perf}
+PERF=${PERF:-$TOP/build/perf-7.3/perf}
 PERF72=${PERF72:-$TOP/build/perf-7.2/perf}
 UP=$TOP/tests/tools/upstream-perf.sh
 GEN=$TOP/tests/tools/gen_perfdata.py
@@ -126,7 +127,7 @@ fi
 up=0
 if [ $UPSTREAM = 1 ]; then
 	if "$UP" --setup 2> "$WORK/up.err"; then up=1
-	else echo "upstream perf 7.2 not available: $(cat "$WORK/up.err")" >&2
+	else echo "upstream perf not available: $(cat "$WORK/up.err")" >&2
 	fi
 fi
 

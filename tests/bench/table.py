@@ -3,7 +3,7 @@
 
 Usage: table.py RESULTS CELLS DATADIR ELAPSED REPS OURS-VERSION UP-VERSION OURS-MERGE [BENCHDIR]
 RESULTS lines, one per run: "CELL WHO CMD VARIANT WALL-SECONDS PEAK-RSS-KB"
-(WHO ours|p72|up: ours on 6.12, perf 7.2 + our 7.2 series, upstream 7.2; CMD script|report|stats, VARIANT merged|nomerge|floor; WALL may
+(WHO ours|p72|up: perf 7.3 + our 7.3 series, perf 7.2 + our 7.2 series, upstream; CMD script|report|stats, VARIANT merged|nomerge|floor; WALL may
 be timeout or error);
 CELLS lines: "CELL REPS GENERATOR-ARGS"; DATADIR holds CELL.json (generator
 summaries).  Cells named offcpu-* are the off-CPU files (no floor file).
@@ -100,7 +100,7 @@ offcpu = [n for n in allnames if n.startswith("offcpu")]
 names = [n for n in allnames if n not in offcpu]
 L = ["## The full matrix (written by tests/bench/run.sh)", ""]
 L.append("Written by `tests/bench/run.sh` (`make bench`) on %s, %d s in all, on %d CPUs. "
-         "Ours: `%s` (--no-merge-callchains: %s); upstream: `%s` (Debian sid's linux-perf, "
+         "Ours: `%s` (--no-merge-callchains: %s); upstream: `%s` (Debian's linux-perf, "
          "`tests/tools/upstream-perf.sh`)." % (
              time.strftime("%Y-%m-%d"), int(elapsed), os.cpu_count(), ours_ver,
              "yes" if ours_merge == "1" else "not yet, so our merged/unmerged columns are n/a",
@@ -185,7 +185,7 @@ L.append(table(["file", "ours merged", "ours no-merge", "ours floor", "ours merg
                (["7.2 + series merged", "7.2 + series floor", "7.2 + series merged / floor",
                  "7.2 + series / upstream (merged)"] if has72 else []), rows))
 L.append("")
-L.append("perf report has no --no-merge-callchains (upstream 7.2 neither); there the floor "
+L.append("perf report has no --no-merge-callchains (upstream neither); there the floor "
          "file is the baseline.")
 L.append("")
 
@@ -208,7 +208,7 @@ L.append(table(["file", "ours merged", "ours floor", "ours merged / floor", "ups
                  "7.2 + series / upstream (merged)"] if has72 else []), rows))
 L.append("")
 L.append("`perf report --stats` matches samples with their records by cookie without merging "
-         "(the merge unit's counting mode), in file order, as perf 6.12 reads every file for it; "
+         "(the merge unit's counting mode), in file order; "
          "the floor file is the baseline.")
 L.append("")
 
@@ -277,7 +277,7 @@ if offcpu:
                 n, ", ".join("%s %d" % kv for kv in st.items())))
     to = [n for n in offcpu if t(n, "up", "script", "merged") == "timeout"]
     if to:
-        L.append("- upstream 7.2 on %s: stopped by `timeout` (run.sh --big-timeout / "
+        L.append("- upstream on %s: stopped by `timeout` (run.sh --big-timeout / "
                  "--timeout), not measured." % ", ".join("`%s`" % n for n in to))
     L.append("")
 
@@ -307,7 +307,7 @@ for n in pend:
     u = ratio(t(n, "up", "script", "merged"), t(n, "up", "script", "nomerge"))
     ok = num(o[:-1]) if o != "n/a" else None
     L.append("- 32k threads with one pending sample each <= 1.5x unmerged (%s, perf script): "
-             "ours %s%s; upstream 7.2 %s." % (
+             "ours %s%s; upstream %s." % (
                  n, o, "" if ok is None else (" (met)" if ok <= 1.5 else " (MISSED)"), u))
 mem = []
 for n in names:

@@ -9,7 +9,7 @@
 #                 system call at 4 kHz is 80k samples), N = 8k, 80k, 800k:
 #                 perf script merged, --no-merge-callchains and the floor
 #                 file (the same samples with full callchains), upstream
-#                 perf 7.2 merged, and how many samples got their user part
+#                 perf merged, and how many samples got their user part
 #                 (perf report --stats, and perf script's warnings); merged
 #                 prints the user frames that --no-merge-callchains does not,
 #                 so the merge's own cost is merged / no-merge with -G (no
@@ -27,18 +27,17 @@
 #                 and perf report --stats merged / floor; instructions with
 #                 tests/bench/instructions.sh when --instructions is given
 #                 (about 10 more minutes), and perf script's instructions
-#                 with our 7.2 series against perf 7.2 as it is, the same
-#                 build (build/perf-7.2/perf, build/perf-7.2-base/perf:
-#                 $PERF72, $PERF72BASE), on entry-80k, noexit and 1M-32kt
+#                 with our 7.3 series against perf 7.3 as it is, the same
+#                 build (build/perf-7.3/perf, build/perf-7.3-base/perf:
+#                 $PERF, $PERFBASE), on entry-80k, noexit and 1M-32kt
 #                 (about 6 more minutes)
 #
 # Usage: tests/bench/targets.sh [--reps N] [--instructions] [--out FILE]
 # Data files go to build/bench/data (shared with run.sh, same keys).
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
-PERF=${PERF:-$TOP/build/perf/perf}
-PERF72=${PERF72:-$TOP/build/perf-7.2/perf}
-PERF72BASE=${PERF72BASE:-$TOP/build/perf-7.2-base/perf}
+PERF=${PERF:-$TOP/build/perf-7.3/perf}
+PERFBASE=${PERFBASE:-$TOP/build/perf-7.3-base/perf}
 UP=$TOP/tests/tools/upstream-perf.sh
 GEN=$TOP/tests/tools/gen_perfdata.py
 DATA=$TOP/build/bench/data
@@ -197,19 +196,19 @@ if [ $INSTR = 1 ]; then
 	echo "Instructions (\`tests/bench/instructions.sh\`, cachegrind):" >> "$W/md"
 	echo >> "$W/md"
 	sed 's/^/    /' "$W/instr" >> "$W/md"
-	# ours against upstream on the same base, built the same way: perf 7.2
-	# with our 7.2 series and without it (wall times above compare a 6.12
-	# perf with Debian's 7.2 build, whose printing alone differs by ~5%)
-	if [ -x "$PERF72" ] && [ -x "$PERF72BASE" ]; then
+	# ours against upstream on the same base, built the same way: perf 7.3
+	# with our 7.3 series and without it (wall times above compare our
+	# build with Debian's, whose printing alone can differ by ~5%)
+	if [ -x "$PERF" ] && [ -x "$PERFBASE" ]; then
 		echo >> "$W/md"
-		echo "Instructions of \`perf script\`, perf 7.2 with our 7.2 series against perf 7.2 as it is (\`${PERF72BASE#"$TOP"/}\`), the same build (cachegrind Ir; the two outputs compared):" >> "$W/md"
+		echo "Instructions of \`perf script\`, perf 7.3 with our 7.3 series against perf 7.3 as it is (\`${PERFBASE#"$TOP"/}\`), the same build (cachegrind Ir; the two outputs compared):" >> "$W/md"
 		echo >> "$W/md"
 		echo "| file | ours, G | upstream, G | ours / upstream | outputs |" >> "$W/md"
 		echo "| --- | --- | --- | --- | --- |" >> "$W/md"
 		for name in entry-80k noexit 1M-32kt; do
 			for v in ours up; do
-				p=$PERF72
-				[ $v = up ] && p=$PERF72BASE
+				p=$PERF
+				[ $v = up ] && p=$PERFBASE
 				valgrind --tool=cachegrind --cache-sim=no --cachegrind-out-file=/dev/null \
 					"$p" script $K -i "$DATA/$name.data" > "$W/out.$v" 2> "$W/ir.$v" &
 			done
@@ -222,7 +221,7 @@ if [ $INSTR = 1 ]; then
 		done
 	else
 		echo >> "$W/md"
-		echo "Not measured: ours against upstream on the same build needs $PERF72 and $PERF72BASE (\`make build\`, \`SERIES=7.2 scripts/build-base-perf.sh\`)." >> "$W/md"
+		echo "Not measured: ours against upstream on the same build needs $PERF and $PERFBASE (\`make build\`, \`SERIES=7.3 scripts/build-base-perf.sh\`)." >> "$W/md"
 	fi
 fi
 echo >> "$W/md"

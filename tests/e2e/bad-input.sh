@@ -50,8 +50,8 @@
 #                 floor file, and prints every complete sample when it exits
 #                 0 (fitted: "the data ends inside the event"), else as many
 #                 as with the floor file (data size past the end: perf 6.12
-#                 stops at the zeros past EOF without flushing its queue; 0:
-#                 refused).  Base perf 6.12 (and upstream 7.2) die of SIGBUS
+#                 stopped at the zeros past EOF without flushing its queue; 0:
+#                 refused).  Base perf 6.12 and upstream 7.2 die of SIGBUS
 #                 on such files in two cases: data size past EOF with EOF on
 #                 a page boundary (the cuts here are not on one), and a last
 #                 record cut short whose end lies past the data size (fixed
@@ -157,10 +157,10 @@ check() {
 	s=$(blocks "$name.merged")
 	[ "$s" = "$n 0" ] || fail "$name: perf script prints '$s' sample and record blocks, want '$n 0'"
 	if [ "$warn" = - ]; then
-		# the generator starts each process with an exec: the 7.2 series
+		# the generator starts each process with an exec: the series
 		# takes its first kernel entry for the exec's and shows its
 		# samples at their record, after the exec, and says so
-		[ "${PERF_BASE:-6.12}" != 7.2 ] || drop_exec_warning "$name.err"
+		drop_exec_warning "$name.err"
 		[ ! -s "$name.err" ] || fail "$name: unexpected warning: $(head -5 "$name.err")"
 	else
 		while read -r re; do
@@ -192,11 +192,9 @@ check() {
 	echo "ok   $name: $n samples, $r records; counters $want; $ooo delivered out of time order"
 }
 
-# the warning of an invalid record: the 7.2 series words it like 7.2's
+# the warning of an invalid record: the series words it like perf's
 # other "skipping event" warnings
-W_INVALID='skipping invalid CALLCHAIN_DEFERRED record at 0x[0-9a-f]+: its [0-9]+ bytes cannot hold nr=[0-9]+ IPs'
-[ "${PERF_BASE:-6.12}" = 7.2 ] &&
-	W_INVALID='at offset 0x[0-9a-f]+: CALLCHAIN_DEFERRED record of [0-9]+ bytes cannot hold nr=[0-9]+ IPs( and a sample_id)?, skipping event'
+W_INVALID='at offset 0x[0-9a-f]+: CALLCHAIN_DEFERRED record of [0-9]+ bytes cannot hold nr=[0-9]+ IPs( and a sample_id)?, skipping event'
 E_INVALID="$W_INVALID && ^2 invalid CALLCHAIN_DEFERRED records were skipped && ^2 of 1000 samples with a deferred user callchain got no user part"
 E_UNUSED='^2 CALLCHAIN_DEFERRED records completed no sample'
 #     name         mode  merged late unmatched ooo unused invalid
@@ -206,11 +204,9 @@ check nr-past-end  file '998 0 2 0 0 2'     "$E_INVALID" 2 --samples 1000 --thre
 check no-sample-id file '998 0 2 0 0 2'     "$E_INVALID" 2 --samples 1000 --threads 3 --bad no-sample-id:2
 check nr0          file '1000 0 0 0 0 0'    -            0 --samples 1000 --threads 3 --bad nr0:2
 check nr-big       file '1000 0 0 0 0 0'    -            0 --samples 1000 --threads 3 --bad nr-big:2
-# (the 7.2 series matches by cookie alone, merging too: the second entry's
+# (the series matches by cookie alone, merging too: the second entry's
 # sample takes the first record, and perf script says the second is unused)
-W_COOKIE0=- H_COOKIE0=0
-[ "${PERF_BASE:-6.12}" = 7.2 ] &&
-	W_COOKIE0='^1 CALLCHAIN_DEFERRED records completed no sample' H_COOKIE0=-
+W_COOKIE0='^1 CALLCHAIN_DEFERRED records completed no sample' H_COOKIE0=-
 RAW_DROPPED=0 check cookie0 file '999 1 0 0 1 0' "$W_COOKIE0" "$H_COOKIE0" --samples 1000 --threads 3 \
 	--bad cookie0:2
 check dup          file '1000 0 0 0 2 0'    "$E_UNUSED"  0 --samples 1000 --threads 3 --bad dup:2

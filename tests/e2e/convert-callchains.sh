@@ -16,9 +16,9 @@
 #   - CTF (babeltrace text): the same addresses, context markers aside; no
 #     PERF_CONTEXT_USER_DEFERRED marker, no kernel address after
 #     PERF_CONTEXT_USER.
-# With perf 7.2 (PERF_BASE=7.2): perf script runs with --no-inline (7.2
-# shows inlined frames, which the converters do not write), and kernel
-# frames are compared by address only: unpatched perf 7.2's JSON converter
+# perf script runs with --no-inline (perf 7.x shows inlined frames, which
+# the converters do not write), and kernel frames are compared by address
+# only: unpatched perf 7.2's JSON converter
 # names the kernel addresses of these files from another symbol table than
 # the build-id cache's kallsyms (st_nodefer: 674 differences, all kernel
 # symbols), a base 7.2 behaviour that has nothing to do with deferral.
@@ -45,9 +45,7 @@ cp "$KALLSYMS" "$kdir/kallsyms"
 ln -sfn "../../[kernel.kallsyms]/$kid" "$HOME/.debug/.build-id/${kid:0:2}/${kid:2}"
 
 SCRIPT_OPTS= CMP_OPTS=
-if [ "${PERF_BASE:-6.12}" = 7.2 ]; then
-	SCRIPT_OPTS=--no-inline CMP_OPTS=--kernel-addresses
-fi
+SCRIPT_OPTS=--no-inline CMP_OPTS=--kernel-addresses
 
 ctf=yes
 if ! command -v babeltrace > /dev/null; then

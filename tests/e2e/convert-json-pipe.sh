@@ -64,12 +64,12 @@ got=$(grep '^missing' file.sum)
 
 if "$TOP/tests/tools/upstream-perf.sh" --available 2> /dev/null; then
 	"$TOP/tests/tools/upstream-perf.sh" data convert --to-json up.json -i "$data" \
-		> up.err 2>&1 || fail "upstream perf 7.2 cannot convert $name: $(tail -3 up.err)"
+		> up.err 2>&1 || fail "upstream perf $UPV cannot convert $name: $(tail -3 up.err)"
 	summary up.json > up.sum || fail "upstream's JSON is not valid"
 	diff <(grep -v '^missing' up.sum) <(grep -v '^missing' file.sum) > up.diff ||
-		fail "samples or header keys differ from upstream 7.2's: $(head -5 up.diff)"
-	echo "ok   $n samples, the same as upstream perf 7.2's (time, pid, tid, comm)"
+		fail "samples or header keys differ from upstream $UPV's: $(head -5 up.diff)"
+	echo "ok   $n samples, the same as upstream perf $UPV's (time, pid, tid, comm)"
 else
-	echo "note: upstream perf 7.2 unavailable, not compared"
+	echo "note: upstream perf $UPV unavailable, not compared"
 fi
 echo "convert-json-pipe: $name converted, $n samples, from the file and from stdin"

@@ -7,12 +7,11 @@
 #     'unlimited'; anything else (-1, milliseconds that overflow
 #     nanoseconds, junk) is an error that names the key, and perf stops
 #     (merge v2 took -1 for 2^64-1 and 2^64 ns for no window at all);
-#   - with the window at 10000 ms or 'unlimited', only the 4 samples taken
-#     in execve come out of time order (after the exec's COMM and MMAPs,
-#     to be resolved in the new program); with the default, the blocked
-#     thread's too (perf script says how many at the end); the 7.2 series
-#     waits in perf's own queue, where only a window of 0 lets the blocked
-#     thread's sample go before its record (the 5 exec samples apart);
+#   - the series waits in perf's own queue, where only a window of 0 lets
+#     the blocked thread's sample go before its record (perf script says
+#     how many waited past the window at the end; the 5 samples taken in
+#     execve, shown after the exec's COMM and MMAPs to be resolved in the
+#     new program, are said apart);
 #   - perf stat report, which never looks at a callchain, reads the
 #     recording without a "BUG:" (merge v2 stopped at its first COMM).
 . "$(dirname "$0")/../lib.sh"
@@ -35,28 +34,20 @@ for kv in "defer-window-ms -1" "defer-window-ms 18446744073710" "defer-window-by
 	echo "ok   call-graph.$key = $value: $(head -1 "$TMPD/err")"
 done
 
-# want: how many samples perf script shows out of time order
-windows=("defer-window-ms 100 5" "defer-window-ms 10000 4" "defer-window-ms unlimited 4"
-	 "defer-window-bytes unlimited 5")
-# the 7.2 series holds samples in perf's own queue, flushed at the 3 rounds
+# the series holds samples in perf's own queue, flushed at the 3 rounds
 # of this file: by then the blocked thread's record was read, and only a
 # window of 0 lets its sample go before it (want: how many samples it says
 # waited past the window; the 5 taken in execve are said apart)
-[ "${PERF_BASE:-6.12}" = 7.2 ] &&
-	windows=("defer-window-ms 100 0" "defer-window-ms 0 1" "defer-window-ms unlimited 0"
-		 "defer-window-bytes unlimited 0" "defer-window-bytes 0 0")
+windows=("defer-window-ms 100 0" "defer-window-ms 0 1" "defer-window-ms unlimited 0"
+	 "defer-window-bytes unlimited 0" "defer-window-bytes 0 0")
 for kv in "${windows[@]}"; do
 	read -r key value want <<< "$kv"
 	cfg "$key" "$value"
 	PERF_CONFIG=$TMPD/cfg "$PERF" script -i "$data" > "$TMPD/out" 2> "$TMPD/err" ||
 		fail "call-graph.$key = $value: perf script exits $?: $(head -3 "$TMPD/err")"
 	no_sanitizer_report "$TMPD/err"
-	if [ "${PERF_BASE:-6.12}" = 7.2 ]; then
-		n=$(awk '/ samples with a deferred user callchain were shown out of time$/ { n = $1; next }
-			 n != "" && /^order: they waited/ { s += n } { n = "" } END { print s + 0 }' "$TMPD/err")
-	else
-		n=$(out_of_order "$TMPD/err")
-	fi
+	n=$(awk '/ samples with a deferred user callchain were shown out of time$/ { n = $1; next }
+		 n != "" && /^order: they waited/ { s += n } { n = "" } END { print s + 0 }' "$TMPD/err")
 	[ "$n" = "$want" ] ||
 		fail "call-graph.$key = $value: $n samples shown out of time order, want $want"
 	echo "ok   call-graph.$key = $value: $n samples out of time order"

@@ -2,13 +2,12 @@
 # evlist-defer-bits.sh - 'perf evlist -v' on every perf 7.2 recording shows
 # defer_callchain and defer_output on exactly the events where upstream perf
 # 7.2 showed them (upstream-7.2/*.evlist-v.txt), file and pipe mode, with
-# this perf's attr size (136) for the 144-byte attrs of perf 7.2 in either
-# mode, and the same attrs for a byte-swapped copy of two of them (a pipe
-# and a file with two events: tests/tools/byteswap_attrs.py).
+# the writer's attr size (the 144 bytes of perf 7.2) in either mode, and
+# the same attrs for a byte-swapped copy of two of them (a pipe and a file
+# with two events: tests/tools/byteswap_attrs.py).
 #
-# Events are compared in order, by name without modifiers: perf 6.12 names
-# an event whose attr has exclude_guest=0 "cpu-clock:HG" where perf 7.2
-# says "cpu-clock" (st_defer_pipe, which has no event names for evlist).
+# Events are compared in order, by name without modifiers ("cpu-clock:HG"
+# and "cpu-clock" are the same event).
 . "$(dirname "$0")/../lib.sh"
 
 # one line per event: "NAME-WITHOUT-MODIFIERS defer_...: 1 ..."
@@ -44,11 +43,9 @@ for f in "$FIX"/data/*.data; do
 	echo "$name: $(paste -sd ';' "$TMPD/$name.bits")"
 done
 
-# perf.data attrs and pipe-mode PERF_RECORD_HEADER_ATTRs alike get this
-# perf's attr size (136), not the writer's (144)
-# (perf 7.2's attr is the 144 bytes of the writer)
-asz=136
-[ "${PERF_BASE:-6.12}" = 7.2 ] && asz=144
+# perf.data attrs and pipe-mode PERF_RECORD_HEADER_ATTRs alike show the
+# writer's attr size (perf 7.2's 144 bytes)
+asz=144
 sizes=$(cat "$TMPD"/*.ours | grep -o ', size: [0-9]*' | sort -u | paste -sd ' ')
 if [ "$sizes" != ", size: $asz" ]; then
 	grep -H ', size: ' "$TMPD"/*.ours | grep -v ", size: $asz,"

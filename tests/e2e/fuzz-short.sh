@@ -6,10 +6,11 @@
 # tests/fuzz/perfdata_mutator.py) finds no hang and no crash but those of
 # the bugs found and not fixed yet (tests/fuzz/found/known.txt, reported
 # as KNOWN by fuzz.sh; a new one fails).  The fuzzed
-# perf is build/perf-afl-quick/perf, built from a copy of build/src
-# (build/fuzz-src, with the fuzzing-only
+# perf is build/perf-afl-quick/perf, built from a copy of the 7.3 series'
+# tree build/src-7.3 (build/fuzz-src, with the fuzzing-only
 # tests/fuzz/afl-deferred-forkserver.patch) with afl-clang-fast, ASan and
-# UBSan (a few minutes when build/src changed; $PERF is not used).  Skips,
+# UBSan (a few minutes when build/src-7.3 changed; $PERF is not used).
+# Run in the primary run only (not listed in tests/e2e-7.2.txt).  Skips,
 # with the reason, when afl++ or its clang cannot be installed.
 # FUZZ_SECONDS changes the duration (both modes together).  Then the
 # AFL build runs every input of tests/fuzz/regressions, as fuzz-regressions
@@ -21,6 +22,7 @@
 # larger part of this test) and runs slower, which 40 s of fuzzing does
 # not mind.
 export O=${O:-$TOP/build/perf-afl-quick} FUZZ_BUILD_ARGS=DEBUG=1 AFL_DONT_OPTIMIZE=1
+export SRC=$TOP/build/src-7.3
 rc=0
 "$TOP/scripts/fuzz.sh" -m both -t "${FUZZ_SECONDS:-40}" -o "$TMPD/fuzz" > "$TMPD/fuzz.out" 2>&1 || rc=$?
 cat "$TMPD/fuzz.out"

@@ -6,10 +6,11 @@
 # PERF_RECORD_CALLCHAIN_DEFERRED), the records are gone and so are the
 # defer_callchain/defer_output attr bits.
 #
-# The tool that knows nothing is perf 6.12 without the series, built from
-# the tag 'base' ($BASE_PERF, default build/perf-base/perf; the test is
-# skipped, saying how to build it, when it is missing).  It cannot read the real recordings themselves (perf 7.2's
-# 144-byte attrs, COMPRESSED2, record 22), but it must read our output.
+# The tool that knows nothing is perf without the series: upstream perf
+# of the same base ($BASE_PERF, default tests/tools/upstream-perf.sh:
+# Debian experimental's linux-perf 7.3, or sid's 7.2 in the 7.2 run; the
+# test is skipped, saying how to set it up, when it cannot be had).  It
+# must read our output as it is.
 #
 # For each real recording, to a file and to a pipe (-o -):
 #   - the output's --stats has every SAMPLE of the input, per event, and
@@ -28,29 +29,24 @@
 # docs/design.md, known limitations), and the order of the samples merged
 # after their reorder window (the output has them at their own time).
 #
-# With the 7.2 series (PERF_BASE=7.2) the reader is perf 7.2 without the
-# series: Debian sid's linux-perf 7.2, the perf such a user has
-# (tests/tools/upstream-perf.sh; skipped when it cannot be had).  perf 6.12
-# cannot open any file perf 7.x writes ("incompatible file format": what
-# the 6.12 series' first patches fix), and unpatched 7.2 finds no deferred
-# sample in the output, so it prints the chains as they were written.
+# Unpatched perf finds no deferred sample in the output, so it prints the
+# chains as they were written.
 . "$(dirname "$0")/../lib.sh"
 
 SYM=$(symroot)
 DEFER="st_defer st_defer_pipe st_defer_zstd st_perthread_defer st_userchains_defer
        mt_defer mt_perthread_defer mt_2ev_cpu_defer mixed_defer mixed_useronly_defer
        long_defer syswide_defer taskclock_defer"
-if [ "${PERF_BASE:-6.12}" = 7.2 ]; then
-	BASE_PERF=${BASE_PERF:-$TOP/tests/tools/upstream-perf.sh} BV=7.2 BUILD="tests/tools/upstream-perf.sh --setup"
-else
-	BASE_PERF=${BASE_PERF:-$TOP/build/perf-base/perf} BV=6.12 BUILD=scripts/build-base-perf.sh
-fi
+BASE_PERF=${BASE_PERF:-$TOP/tests/tools/upstream-perf.sh} BV=$PERF_BASE
+BUILD="tests/tools/upstream-perf.sh --setup"
+[ "$PERF_BASE" = 7.3 ] || BUILD="UPSTREAM_PERF=$PERF_BASE $BUILD"
 
 [ -x "$BASE_PERF" ] ||
-	skip "no perf $BV base build at $BASE_PERF: make one with $BUILD (make check does)"
+	skip "no perf $BV without the series at $BASE_PERF"
 [ "$BASE_PERF" != "$TOP/tests/tools/upstream-perf.sh" ] || "$BASE_PERF" --available ||
-	skip "no upstream perf 7.2: $BUILD makes it (make check does)"
-"$BASE_PERF" version | grep -q "^perf version ${BV//./\\.}\\." || fail "$BASE_PERF is not perf $BV"
+	skip "no upstream perf $BV: $BUILD makes it (make check does)"
+# (Debian's release candidates say 7.3.0-rc7 or 7.3-rc7)
+"$BASE_PERF" version | grep -Eq "^perf version ${BV//./\\.}[.~-]" || fail "$BASE_PERF is not perf $BV"
 
 # counts FILE: "EVENT N" per event, then "CALLCHAIN_DEFERRED N"
 counts() {
@@ -91,8 +87,7 @@ check() {
 		fail "$name, $what: defer bits left in the output's attrs"
 	fi
 
-	# (a file converted to a pipe shows its events as "cpu-clock:HG:", in
-	# 6.12 also without deferral)
+	# (a file converted to a pipe shows its events as "cpu-clock:HG:")
 	"$BASE_PERF" script $SYM -i "$out" 2> "$out.base.err" | sed 's/:HG: *$/:/' > "$out.base" ||
 		fail "$name, $what: perf $BV cannot read the output: $(tail -3 "$out.base.err")"
 	noexec "$in.merged" > "$in.noexec"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # install: `make install` (scripts/install.sh) with DESTDIR installs perf as
 # a distribution does, with perf's own install targets (SERIES=$PERF_BASE:
-# the perf of the series under test; make install's default is 7.2's):
+# the perf of the series under test; make install's default is 7.3's):
 #   - DESTDIR/usr/local/bin/perf, with libpython and the five libraries on
 #     (`perf version --build-options`), the scripts of perf script
 #     (libexec/perf-core/scripts/python), tips.txt (share/doc/perf-tip),
@@ -9,9 +9,7 @@
 #   - the rendered man pages (share/man/man1, read with `man -l`):
 #     perf-script documents --merge-callchains and --no-merge-callchains,
 #     perf-script-python callchain_deferred() and deferred_cookie,
-#     perf-record fp,defer, perf-inject --merge-callchains; 6.12's
-#     perf-report and perf-inject their deferred callchain sections,
-#     perf-inject what to run for hotspot and samply; 7.2's perf-config
+#     perf-record fp,defer, perf-inject --merge-callchains, perf-config
 #     the reorder window keys;
 #   - the installed perf runs its installed report script: `perf script
 #     report gecko --save-only` on mt_defer names the workload's user
@@ -19,14 +17,13 @@
 # Whether the installed perf finds tips.txt needs an install to the real
 # prefix (`make install PREFIX=DIR`; README): not done here.
 #
-# Installs build/perf/perf or build/perf-7.2/perf (the perf built for
+# Installs build/perf-7.3/perf or build/perf-7.2/perf (the perf built for
 # /usr/local); skipped for another $PERF (make check-asan), without man or
 # asciidoc/xmlto.  The
 # first run renders the man pages (about a minute), later runs reuse them.
 . "$(dirname "$0")/../lib.sh"
 
-built=$TOP/build/perf/perf
-[ "$PERF_BASE" = 6.12 ] || built=$TOP/build/perf-$PERF_BASE/perf
+built=$TOP/build/perf-$PERF_BASE/perf
 [ "$PERF" -ef "$built" ] ||
 	skip "installs ${built#$TOP/}, not \$PERF=$PERF"
 command -v man > /dev/null || skip "no man (Debian's man-db)"
@@ -75,22 +72,12 @@ man_has() {
 check "man perf-script-python: callchain_deferred, deferred_cookie" \
 	man_has perf-script-python "callchain_deferred(param_dict)" deferred_cookie \
 	"DEFERRED USER CALLCHAINS"
-if [ "$PERF_BASE" = 6.12 ]; then
-	check "man perf-script: --[no-]merge-callchains" \
-		man_has perf-script "--merge-callchains, --no-merge-callchains" "DEFERRED CALLCHAIN"
-	check "man perf-record: fp,defer" man_has perf-record "fp,defer" "perf inject --merge-callchains"
-	check "man perf-report: deferred callchains" man_has perf-report "DEFERRED USER CALLCHAINS"
-	check "man perf-inject: --merge-callchains, other tools" \
-		man_has perf-inject "--merge-callchains" "hotspot" "samply" \
-		"perf inject --merge-callchains -i perf.data"
-else
-	check "man perf-script: --[no-]merge-callchains" man_has perf-script \
-		"--merge-callchains" "--no-merge-callchains" "call-graph.defer-window-ms"
-	check "man perf-record: fp,defer" man_has perf-record "fp,defer"
-	check "man perf-inject: --merge-callchains" man_has perf-inject "--merge-callchains"
-	check "man perf-config: the reorder window" \
-		man_has perf-config "call-graph.defer-window-ms" "call-graph.defer-window-bytes"
-fi
+check "man perf-script: --[no-]merge-callchains" man_has perf-script \
+	"--merge-callchains" "--no-merge-callchains" "call-graph.defer-window-ms"
+check "man perf-record: fp,defer" man_has perf-record "fp,defer"
+check "man perf-inject: --merge-callchains" man_has perf-inject "--merge-callchains"
+check "man perf-config: the reorder window" \
+	man_has perf-config "call-graph.defer-window-ms" "call-graph.defer-window-bytes"
 
 # the installed perf and its installed scripts
 root=$(symroot)

@@ -11,7 +11,7 @@
 # merge v2 hashed its u64 keys as long (key >> 32: an error there) and
 # host and guest keys collided.
 #
-# The build is build/perf-i386, build/perf-i386-7.2 for the 7.2 series
+# The build is build/perf-i386-7.3, build/perf-i386-7.2 for the 7.2 series
 # (scripts/build.sh --if-changed: again only when the tree changed; cold,
 # about as long as the x86_64 build).  What is missing is installed with
 # apt (i386 added to dpkg's architectures); the test skips, with the
@@ -51,12 +51,11 @@ if [ -z "$ia32" ] && ! command -v qemu-i386 > /dev/null; then
 		skip "this kernel runs no i386 binary and qemu-user cannot be installed"
 fi
 
-O=$TOP/build/perf-i386
-args=()
-# perf 7.2's libunwind-i386.c does not build for i386 (EM_I386 undeclared,
-# _Ux86_get_reg's argument types): without libunwind, as perf 7.2 builds by
+O=$TOP/build/perf-i386-$PERF_BASE
+# perf 7.x's libunwind-i386.c does not build for i386 (EM_I386 undeclared,
+# _Ux86_get_reg's argument types): without libunwind, as perf 7.x builds by
 # default (libdw unwinds)
-[ "$PERF_BASE" = 6.12 ] || { O=$O-$PERF_BASE; args=(NO_LIBUNWIND=1); }
+args=(NO_LIBUNWIND=1)
 P32=$O/perf
 run32=
 [ -n "$ia32" ] || run32=qemu-i386

@@ -1,6 +1,6 @@
 #!/bin/bash
-# m32-unit: the deferred callchain merge (util/deferred-callchain.c; in the
-# 7.2 series util/session.c, where upstream's merge is) and its
+# m32-unit: the deferred callchain merge (util/session.c, where upstream's
+# merge is) and its
 # perf test (tests/deferred-callchain.c) compile as 32-bit code, with the
 # flags perf was built with (-Werror, -Wshift-count-overflow ...) and -m32:
 # Debian ships linux-perf for i386 and armhf, where long is 32 bits.  Merge
@@ -13,8 +13,7 @@
 [ -z "${PERF_DEFER_SANITIZER:-}" ] ||
 	skip "a compile check, not a run: nothing for the sanitizers to see"
 o=$(dirname "$PERF")
-units="util/deferred-callchain tests/deferred-callchain"
-[ "${PERF_BASE:-6.12}" = 7.2 ] && units="util/session tests/deferred-callchain"
+units="util/session tests/deferred-callchain"
 for f in $units; do
 	[ -f "$o/$(dirname $f)/.$(basename $f).o.cmd" ] ||
 		fail "no $o/$(dirname $f)/.$(basename $f).o.cmd: was $PERF built with this series?"

@@ -15,8 +15,8 @@
 # and headers for every sample, the new program's symbols, "merged, out of
 # time order" = 3 (delivered at their record, after the exec), the other
 # samples in time order, samples out = samples in, and the --stats
-# counters of the independent count (deferred_stats.py); with the 7.2
-# series, perf script's warning names the exec as the reason.
+# counters of the independent count (deferred_stats.py); perf script's
+# warning names the exec as the reason.
 . "$(dirname "$0")/../lib.sh"
 
 GEN=$TOP/tests/tools/gen_perfdata.py
@@ -25,7 +25,7 @@ UP=$TOP/tests/tools/upstream-perf.sh
 [ -x "$PERF" ] || skip "no perf binary at $PERF"
 UPOPT=()
 if "$UP" --available 2> /dev/null; then UPOPT=(--up up.txt)
-else echo "note: upstream perf 7.2 not cached (tests/tools/upstream-perf.sh --setup): not compared with it"
+else echo "note: upstream perf $UPV not cached (tests/tools/upstream-perf.sh --setup): not compared with it"
 fi
 S=$(symroot)
 cd "$TMPD"
@@ -43,12 +43,9 @@ no_sanitizer_report ours.err stats.err
 out=$(python3 "$CHECK" --gen exec.json --data exec.data --ours ours.txt "${UPOPT[@]}" \
 	--stats stats.txt --out-of-order "$nexec" --late-pid "$pid") || fail "$out"
 echo "$out"
-# the 7.2 series gives the reason: the exec, not the reorder window (the
-# 6.12 series, frozen, blames the window for them too)
-if [ "$PERF_BASE" = 7.2 ]; then
-	grep -q "^order, after the exec they were taken in" ours.err ||
-		fail "perf script does not say the samples taken in execve are shown after the exec: $(cat ours.err)"
-	! grep -q defer-window ours.err ||
-		fail "perf script blames the reorder window for samples taken in execve: $(cat ours.err)"
-fi
+# the series gives the reason: the exec, not the reorder window
+grep -q "^order, after the exec they were taken in" ours.err ||
+	fail "perf script does not say the samples taken in execve are shown after the exec: $(cat ours.err)"
+! grep -q defer-window ours.err ||
+	fail "perf script blames the reorder window for samples taken in execve: $(cat ours.err)"
 echo "exec: ok"

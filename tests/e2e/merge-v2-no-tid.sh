@@ -19,7 +19,7 @@ UP=$TOP/tests/tools/upstream-perf.sh
 [ -x "$PERF" ] || skip "no perf binary at $PERF"
 UPOPT=()
 if "$UP" --available 2> /dev/null; then UPOPT=(--up up.txt)
-else echo "note: upstream perf 7.2 not cached (tests/tools/upstream-perf.sh --setup): not compared with it"
+else echo "note: upstream perf $UPV not cached (tests/tools/upstream-perf.sh --setup): not compared with it"
 fi
 S=$(symroot)
 cd "$TMPD"

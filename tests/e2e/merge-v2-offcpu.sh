@@ -19,7 +19,7 @@
 #   - all other samples in time order, merged; samples out = samples in;
 #   - the --stats counters are the independent count (deferred_stats.py,
 #     through the generator's summary).
-# The 7.2 series holds samples in perf's own queue, which is bounded by time
+# The series holds samples in perf's own queue, which is bounded by time
 # only: there the blocked samples still held when their records are read
 # merge in place, the others at their record (at least one, counted by the
 # warning); with no window (defer-window-ms = unlimited) all of them in
@@ -33,7 +33,7 @@ UP=$TOP/tests/tools/upstream-perf.sh
 [ -x "$PERF" ] || skip "no perf binary at $PERF"
 UPOPT=()
 if "$UP" --available 2> /dev/null; then UPOPT=(--up up.txt)
-else echo "note: upstream perf 7.2 not cached (tests/tools/upstream-perf.sh --setup): not compared with it"
+else echo "note: upstream perf $UPV not cached (tests/tools/upstream-perf.sh --setup): not compared with it"
 fi
 S=$(symroot)
 cd "$TMPD"
@@ -64,23 +64,13 @@ run() {
 		bad=$((bad + 1))
 	fi
 }
-if [ "${PERF_BASE:-6.12}" = 7.2 ]; then
-	run default /dev/null --data=off.data --at-record-upto "$woke"
-	# no window: every blocked sample held in order until its record but
-	# those of a process's first kernel entry after its exec (delivered at
-	# their record, like the exec's own): none said to be past the window
-	printf '[call-graph]\n\tdefer-window-ms = unlimited\n' > nowindow.cfg
-	run no-window "$TMPD/nowindow.cfg" --at-record-upto "$woke"
-	! grep -q 'past call-graph.defer-window-ms' no-window.err ||
-		{ echo "FAIL no-window: $(grep -B1 'past call-graph' no-window.err)"; bad=$((bad + 1)); }
-else
-	run default /dev/null --data=off.data --out-of-order "$woke" --at-record "$woke"
-	cat > bytes.cfg <<-'CFG'
-	[call-graph]
-		defer-window-ms = 1000000
-		defer-window-bytes = 1048576
-	CFG
-	run bytes-window "$TMPD/bytes.cfg" --out-of-order "$woke" --at-record "$woke"
-fi
+run default /dev/null --data=off.data --at-record-upto "$woke"
+# no window: every blocked sample held in order until its record but
+# those of a process's first kernel entry after its exec (delivered at
+# their record, like the exec's own): none said to be past the window
+printf '[call-graph]\n\tdefer-window-ms = unlimited\n' > nowindow.cfg
+run no-window "$TMPD/nowindow.cfg" --at-record-upto "$woke"
+! grep -q 'past call-graph.defer-window-ms' no-window.err ||
+	{ echo "FAIL no-window: $(grep -B1 'past call-graph' no-window.err)"; bad=$((bad + 1)); }
 [ "$bad" = 0 ] || fail "$bad of 2 runs wrong"
 echo "off-CPU: all ok"

@@ -1,5 +1,5 @@
 #!/bin/bash
-# realkernel: our perf records deferred user callchains on a real Linux 7.2
+# realkernel: our perf records deferred user callchains on a real Linux 7.3
 # kernel (tests/realkernel/run.sh boots one under qemu) and reads them back.
 #
 # Runs the harness, or reuses build/realkernel/out when it was made by the
@@ -14,7 +14,7 @@
 # `perf script --merge-callchains`; skipped with a reason otherwise):
 #  3. perf report --stats counts the SAMPLE and CALLCHAIN_DEFERRED records
 #     that tests/tools/deferred_stats.py (a parser that does not use perf)
-#     finds in the file, and (7.2 series) perf record's summary says the
+#     finds in the file, and perf record's summary says the
 #     deferred samples per record it finds ("N samples, R per user
 #     unwind");
 #  4. raw mode (perf script --no-merge-callchains) shows every record
@@ -27,7 +27,7 @@
 #     the shares are printed; samples taken in execve are not counted
 #     (their user stack is not the workload's: the old program's with
 #     plain fp, the new one's entry point deferred; 6 checks those);
-#  6. interop: upstream perf 7.2 (tests/tools/upstream-perf.sh) prints the
+#  6. interop: upstream perf of the base (tests/tools/upstream-perf.sh) prints the
 #     same user frames for every sample it merged (check_chains.py
 #     compare), and, from its side (check_chains.py interop): every sample
 #     it merges we merge with the same user addresses, every user frame it
@@ -42,23 +42,22 @@
 #  8. perf sched timehist, which needs every event in time order, on the
 #     sched_switch recordings (offcpu_sw, offcpu_swa): no run time wraps
 #     below zero (18446744073709.xxx ms), which a blocked task's sample
-#     delivered at its record, seconds late, makes; upstream perf 7.2's
+#     delivered at its record, seconds late, makes; upstream perf's
 #     count is printed;
-#  9. with the 7.2 series, live merging in the guest (live/top.txt,
+#  9. live merging in the guest (live/top.txt,
 #     live/trace.txt): perf top --stdio --call-graph fp,defer shows the
 #     workload's sys_outer and sys_middle in its call graphs; at least 90%
 #     of perf trace --call-graph fp,defer's write( lines, live and from
 #     perf trace record + perf trace -i, are followed by frames through
-#     sys_leaf_write.  What upstream perf 7.2 does, run the same way in the
+#     sys_leaf_write.  What upstream perf does, run the same way in the
 #     guest when tests/tools/upstream-perf.sh has it, is printed: its perf
 #     top refuses fp,defer (its usage), its perf trace prints "(cookie)"
 #     where the user frames should be.
 . "$(dirname "$0")/../lib.sh"
 
 H=$TOP/tests/realkernel
-# (the 7.2 perf's recordings apart: each perf keeps its own)
-rk=realkernel
-[ "$PERF_BASE" = 6.12 ] || rk=realkernel-$PERF_BASE
+# (each base's perf keeps its own recordings)
+rk=realkernel-$PERF_BASE
 OUT=${REALKERNEL_OUT:-$TOP/build/$rk/out}
 # the shell test the harness runs in the guest: this base's
 export SRC=$PERF_SRC
@@ -141,7 +140,7 @@ per_unwind=""
 : > "$TMPD/interop.txt"
 if [ -x "$UPSTREAM" ]; then
 	if "$UPSTREAM" --setup > "$TMPD/upstream.log" 2>&1; then upstream_ok=1
-	else echo "note: no upstream perf 7.2, interop not checked: $(tail -1 "$TMPD/upstream.log")"
+	else echo "note: no upstream perf $UPV, interop not checked: $(tail -1 "$TMPD/upstream.log")"
 	fi
 else
 	echo "note: no $UPSTREAM, interop not checked"
@@ -171,9 +170,9 @@ EOF
 	r=$(awk '/^ *CALLCHAIN_DEFERRED events:/ { print $3; exit }' "$TMPD/$n.stats")
 	[ "${s:-0}" = "$samples" ] || fail "$n: perf report --stats: ${s:-no} SAMPLE events, the file has $samples"
 	[ "${r:-0}" = "$records" ] || fail "$n: perf report --stats: ${r:-no} CALLCHAIN_DEFERRED events, the file has $records"
-	# perf record's summary (7.2 series; a pipe has none): deferred samples
+	# perf record's summary (a pipe has none): deferred samples
 	# per record, what one user unwind served
-	if [ "$PERF_BASE" = 7.2 ] && [ "$n" != pipe ]; then
+	if [ "$n" != pipe ]; then
 		want=$(awk -v m="$marked" -v r="$records" 'BEGIN { if (r) printf "%.2f", m / r }')
 		got=$(sed -n 's/.* samples, \([0-9.]*\) per user unwind).*/\1/p' "$OUT/logs/$n.record.err")
 		[ "$got" = "$want" ] ||
@@ -210,18 +209,20 @@ EOF
 		"$UPSTREAM" script --ns --no-merge-callchains -F "$fields" $SYM -i "$f" > "$TMPD/$n.up.raw" 2> /dev/null ||
 			fail "$n: upstream perf script --no-merge-callchains failed"
 		"$PY" "$H/check_chains.py" compare "$TMPD/$n.merged" "$TMPD/$n.up" "$TMPD/$n.up.raw" > "$TMPD/$n.cmp" ||
-			{ cat "$TMPD/$n.cmp"; fail "$n: our merged user frames differ from upstream perf 7.2's"; }
-		iop=$(sed -n 's/^compared=\([0-9]*\) same=\([0-9]*\).*theirs-unmerged=\([0-9]*\).*/\2 same of \1 (+\3 unmerged by 7.2)/p' "$TMPD/$n.cmp")
+			{ cat "$TMPD/$n.cmp"; fail "$n: our merged user frames differ from upstream perf $UPV's"; }
+		iop=$(sed -n 's/^compared=\([0-9]*\) same=\([0-9]*\).*theirs-unmerged=\([0-9]*\).*/\2 same of \1 (+\3 unmerged by '"$UPV"')/p' "$TMPD/$n.cmp")
 		if [ "$n" != st_nodefer ] && ! "$PY" "$H/check_chains.py" interop "$TMPD/$n.merged" "$TMPD/$n.up" "$TMPD/$n.up.raw" "$w" > "$TMPD/$n.iop"; then
 			iop_failed="$iop_failed $n"
 		fi
+		# (check_chains.py calls upstream perf "perf 7.2")
+		[ ! -f "$TMPD/$n.iop" ] || sed -i "s/perf\([- ]\)7\.2/perf\1$UPV/g" "$TMPD/$n.iop"
 		[ "$n" = st_nodefer ] ||
 			grep -E '^(samples|comm:|blocker|mismatches|  [0-9]+x )' "$TMPD/$n.iop" | sed "s/^/$n: /" >> "$TMPD/interop.txt"
 	fi
 	printf '%-11s %7s %8s %8s %9s %s\n' "$n" "$samples" "$records" "$share" "$rpct" "$iop"
 done
 if [ $upstream_ok = 1 ]; then
-	echo "6. interop, from perf 7.2's side (check_chains.py interop):"
+	echo "6. interop, from upstream perf $UPV's side (check_chains.py interop):"
 	sed 's/^/   /' "$TMPD/interop.txt"
 	for n in $iop_failed; do
 		echo "--- $n: first mismatch"
@@ -250,16 +251,16 @@ for n in offcpu_sw offcpu_swa; do
 	up=
 	if [ $upstream_ok = 1 ]; then
 		up=$("$UPSTREAM" sched timehist -i "$OUT/data/$n.data" 2> /dev/null | grep -c ' 184467440737[0-9][0-9]\.' || true)
-		up=", perf 7.2: $up"
+		up=", perf $UPV: $up"
 	fi
 	echo "8. perf sched timehist $n: $(grep -c . "$TMPD/$n.timehist") lines, $w wrapped run times$up"
 	wrapped=$((wrapped + w))
 done
 [ -z "$per_unwind" ] || echo "3. perf record's summary, samples per user unwind, as the file says:$per_unwind"
-[ -z "$iop_failed" ] || fail "interop (perf 7.2's side): mismatches in$iop_failed"
+[ -z "$iop_failed" ] || fail "interop (upstream perf $UPV's side): mismatches in$iop_failed"
 [ "$wrapped" = 0 ] || fail "perf sched timehist: $wrapped run times wrapped below zero (events out of time order)"
 
-# 9. live merging (perf 7.2 series): perf top and perf trace in the guest
+# 9. live merging (both series): perf top and perf trace in the guest
 # write(N, M): N syscall lines of FILE that start with NAME(, M of them
 # followed by a frame in FUNC before the next syscall line
 with_frames() { # FILE NAME FUNC
@@ -268,34 +269,32 @@ with_frames() { # FILE NAME FUNC
 	cur && !done_ && index($0, func_) { m++; done_ = 1 }
 	END { printf "%d %d\n", n, m }' "$1"
 }
-if [ "$PERF_BASE" = 7.2 ]; then
-	L=$OUT/live
-	[ -f "$L/top.txt" ] && [ -f "$L/trace.txt" ] ||
-		fail "the guest left no live/top.txt, live/trace.txt (perf top, perf trace)"
-	echo "9. live, in the guest: $(tail -1 "$L/top.err"), $(tail -1 "$L/trace.err")"
-	grep -q 'rc=0 ' "$L/top.err" || { cat "$L/top.err"; fail "perf top --call-graph fp,defer failed in the guest"; }
-	for f in sys_outer sys_middle; do
-		grep -q "[-| ]$f\$" "$L/top.txt" ||
-			{ tail -40 "$L/top.txt"; fail "perf top: no $f in its call graphs"; }
-	done
-	nu=$(grep -o 'no user stack: [0-9/]*' "$L/top.txt" | tail -1)
-	echo "   perf top: sys_outer and sys_middle in its call graphs; ${nu:-no sample without its user stack}"
-	grep -q 'rc=0 ' "$L/trace.err" || { cat "$L/trace.err"; fail "perf trace --call-graph fp,defer failed in the guest"; }
-	for t in trace trace-i; do
-		[ -f "$L/$t.txt" ] || continue
-		read -r n m <<< "$(with_frames "$L/$t.txt" write sys_leaf_write)"
-		echo "   perf ${t/-/ -}: $m of $n write( lines with frames through sys_leaf_write"
-		[ "$n" -gt 0 ] && [ $((m * 10)) -ge $((n * 9)) ] ||
-			fail "perf ${t/-/ -}: $m of $n write( lines have their user frames, want 90%"
-	done
-	# upstream perf 7.2 beside it, when run.sh could put it in the guest
-	if [ -f "$L/upstream-top.err" ]; then
-		read -r n m <<< "$(with_frames "$L/upstream-trace.txt" write sys_leaf_write)"
-		echo "   perf 7.2: perf top $(tail -1 "$L/upstream-top.err" | cut -d' ' -f3)" \
-		     "($(grep -c 'Usage: perf top' "$L/upstream-top.err") usage message)," \
-		     "perf trace: $m of $n write( lines with user frames, $(grep -c '(cookie)' "$L/upstream-trace.txt") '(cookie)' frames"
-	else
-		echo "   perf 7.2 not run in the guest (tests/tools/upstream-perf.sh --available fails)"
-	fi
+L=$OUT/live
+[ -f "$L/top.txt" ] && [ -f "$L/trace.txt" ] ||
+	fail "the guest left no live/top.txt, live/trace.txt (perf top, perf trace)"
+echo "9. live, in the guest: $(tail -1 "$L/top.err"), $(tail -1 "$L/trace.err")"
+grep -q 'rc=0 ' "$L/top.err" || { cat "$L/top.err"; fail "perf top --call-graph fp,defer failed in the guest"; }
+for f in sys_outer sys_middle; do
+	grep -q "[-| ]$f\$" "$L/top.txt" ||
+		{ tail -40 "$L/top.txt"; fail "perf top: no $f in its call graphs"; }
+done
+nu=$(grep -o 'no user stack: [0-9/]*' "$L/top.txt" | tail -1)
+echo "   perf top: sys_outer and sys_middle in its call graphs; ${nu:-no sample without its user stack}"
+grep -q 'rc=0 ' "$L/trace.err" || { cat "$L/trace.err"; fail "perf trace --call-graph fp,defer failed in the guest"; }
+for t in trace trace-i; do
+	[ -f "$L/$t.txt" ] || continue
+	read -r n m <<< "$(with_frames "$L/$t.txt" write sys_leaf_write)"
+	echo "   perf ${t/-/ -}: $m of $n write( lines with frames through sys_leaf_write"
+	[ "$n" -gt 0 ] && [ $((m * 10)) -ge $((n * 9)) ] ||
+		fail "perf ${t/-/ -}: $m of $n write( lines have their user frames, want 90%"
+done
+# upstream perf beside it, when run.sh could put it in the guest
+if [ -f "$L/upstream-top.err" ]; then
+	read -r n m <<< "$(with_frames "$L/upstream-trace.txt" write sys_leaf_write)"
+	echo "   perf $UPV: perf top $(tail -1 "$L/upstream-top.err" | cut -d' ' -f3)" \
+	     "($(grep -c 'Usage: perf top' "$L/upstream-top.err") usage message)," \
+	     "perf trace: $m of $n write( lines with user frames, $(grep -c '(cookie)' "$L/upstream-trace.txt") '(cookie)' frames"
+else
+	echo "   perf $UPV not run in the guest (tests/tools/upstream-perf.sh --available fails)"
 fi
 echo "PASS"

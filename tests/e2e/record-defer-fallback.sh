@@ -7,7 +7,7 @@
 # samples, after the kernel frames, callee first.  Also checks the clear
 # errors for what cannot be deferred (dwarf,defer, lbr,defer, a depth with
 # defer), and perf top and perf trace with fp,defer: they fall back in the
-# same way (7.2 series) or refuse (6.12 series).
+# same way.
 #
 # The workload is the fixtures' st_syscalls (static, frame pointers):
 # main -> outer_func -> middle_func -> inner_{write,getpid,read} -> syscall.
@@ -96,82 +96,55 @@ bad() { # ARG EXPECTED-MESSAGE
 	[ ! -e "$TMPD/bad.data" ] || fail "--call-graph $1 wrote a file"
 	echo "--call-graph $1: $(grep -F "$2" "$TMPD/bad.err")"
 }
-if [ "${PERF_BASE:-6.12}" = 7.2 ]; then
-	# perf 7.2's own parser words these (the 7.2 series adds the last two)
-	bad dwarf,defer 'Incorrect stack dump size'
-	bad lbr,defer 'No more arguments needed for --call-graph lbr'
-	bad defer 'Unknown --call-graph option value: defer'
-	bad fp,defer,32 'No more arguments needed for --call-graph fp,defer'
-	bad fp,32,defer 'No more arguments needed for --call-graph fp,32'
-else
-	bad dwarf,defer 'only frame pointer callchains can be deferred'
-	bad lbr,defer 'only frame pointer callchains can be deferred'
-	bad defer 'only frame pointer callchains can be deferred'
-	bad fp,defer,32 "'fp,defer' takes no stack depth"
-	bad fp,32,defer "'fp,defer' takes no stack depth"
-fi
+# perf's own parser words these (the series adds the last two)
+bad dwarf,defer 'Incorrect stack dump size'
+bad lbr,defer 'No more arguments needed for --call-graph lbr'
+bad defer 'Unknown --call-graph option value: defer'
+bad fp,defer,32 'No more arguments needed for --call-graph fp,defer'
+bad fp,32,defer 'No more arguments needed for --call-graph fp,32'
 
-# 4. perf top and perf trace with fp,defer.  The 6.12 series, which cannot
-# merge live, refuses; the 7.2 series merges live (tests/e2e/realkernel.sh
+# 4. perf top and perf trace with fp,defer.  The series merges live
+# (tests/e2e/realkernel.sh
 # checks that on a kernel that defers): here, on a kernel that cannot, they
 # fall back to ordinary callchains like perf record, say so once, and show
-# the workload's user frames (perf 7.2 itself took 'defer' for a perf top
-# print option and printed its usage).
-if [ "${PERF_BASE:-6.12}" = 7.2 ]; then
-	mkfifo "$TMPD/keys"
-	# live_top NAME ARGS...: perf top --stdio on the workload for 4 s, its
-	# stdin a fifo that stays open (perf top reads keys from it)
-	live_top() {
-		local name=$1 rc=0 sp wl
-		shift
-		"$W" 8 > /dev/null & wl=$!
-		sleep 30 > "$TMPD/keys" & sp=$!
-		timeout -s INT 4 "$PERF" top --stdio -d 1 "$@" -e cpu-clock -p "$wl" \
-			< "$TMPD/keys" > "$TMPD/$name.out" 2> "$TMPD/$name.err" || rc=$?
-		kill "$wl" "$sp" 2> /dev/null
-		wait "$wl" "$sp" 2> /dev/null || true
-		# (124: timeout's, when it had to stop perf top, which it did)
-		[ "$rc" = 0 ] || [ "$rc" = 124 ] || { head "$TMPD/$name.err"; fail "perf top $*: exit $rc"; }
-		grep -q 'Usage: perf top' "$TMPD/$name.err" &&
-			fail "perf top $*: usage printed"
-		[ "$(grep -c "$MSG" "$TMPD/$name.err")" = 1 ] ||
-			{ cat "$TMPD/$name.err"; fail "perf top $*: '$MSG' not printed once"; }
-		grep -q 'middle_func' "$TMPD/$name.out" ||
-			{ tail -30 "$TMPD/$name.out"; fail "perf top $*: no middle_func in its call graphs"; }
-		echo "perf top $*: falls back, middle_func in its call graphs"
-	}
-	live_top top --call-graph fp,defer
-	PERF_CONFIG=$TMPD/perfconfig live_top top2 -g
-	# what follows is read as before: print type, threshold, order
-	live_top top3 --call-graph fp,defer,graph,0.5,caller
-	rc=0
-	timeout 60 "$PERF" trace -o "$TMPD/trace.out" --call-graph fp,defer -e write -- "$W" 0.1 \
-		> /dev/null 2> "$TMPD/trace.err" || rc=$?
-	[ "$rc" = 0 ] || { cat "$TMPD/trace.err"; fail "perf trace --call-graph fp,defer exited $rc"; }
-	[ "$(grep -c "$MSG" "$TMPD/trace.err")" = 1 ] ||
-		{ cat "$TMPD/trace.err"; fail "perf trace: '$MSG' not printed once"; }
-	n=$(grep -c ' write(' "$TMPD/trace.out" || true)
-	m=$(grep -c ' middle_func ' "$TMPD/trace.out" || true)
-	# (all but the workload's last printf)
-	[ "$n" -gt 0 ] && [ $((m * 10)) -ge $((n * 9)) ] ||
-		{ head -20 "$TMPD/trace.out"; fail "perf trace: $m of $n write( lines with middle_func"; }
-	echo "perf trace --call-graph fp,defer: falls back, $m of $n write( lines with middle_func"
-else
-	rc=0
-	timeout 20 "$PERF" top --stdio --call-graph fp,defer -e cpu-clock < /dev/null > "$TMPD/top.out" 2>&1 || rc=$?
-	[ "$rc" != 0 ] && [ "$rc" != 124 ] || fail "perf top --call-graph fp,defer did not refuse (rc=$rc)"
-	grep -q 'perf top cannot use deferred user callchains' "$TMPD/top.out" ||
-		{ head "$TMPD/top.out"; fail "perf top: no clear message"; }
-	rc=0
-	PERF_CONFIG=$TMPD/perfconfig timeout 20 "$PERF" top --stdio -g -e cpu-clock < /dev/null > "$TMPD/top2.out" 2>&1 || rc=$?
-	[ "$rc" != 0 ] && [ "$rc" != 124 ] || fail "perf top -g with record-mode = fp,defer did not refuse (rc=$rc)"
-	grep -q 'perf top cannot use deferred user callchains' "$TMPD/top2.out" ||
-		{ head "$TMPD/top2.out"; fail "perf top -g with record-mode = fp,defer: no clear message"; }
-	rc=0
-	timeout 20 "$PERF" trace --call-graph fp,defer -- true > "$TMPD/trace.out" 2>&1 || rc=$?
-	[ "$rc" != 0 ] && [ "$rc" != 124 ] || fail "perf trace --call-graph fp,defer did not refuse (rc=$rc)"
-	grep -q 'perf trace cannot use deferred user callchains' "$TMPD/trace.out" ||
-		{ head "$TMPD/trace.out"; fail "perf trace: no clear message"; }
-	echo "perf top and perf trace refuse fp,defer"
-fi
+# the workload's user frames (upstream perf 7.2 itself took 'defer' for a
+# perf top print option and printed its usage).
+mkfifo "$TMPD/keys"
+# live_top NAME ARGS...: perf top --stdio on the workload for 4 s, its
+# stdin a fifo that stays open (perf top reads keys from it)
+live_top() {
+	local name=$1 rc=0 sp wl
+	shift
+	"$W" 8 > /dev/null & wl=$!
+	sleep 30 > "$TMPD/keys" & sp=$!
+	timeout -s INT 4 "$PERF" top --stdio -d 1 "$@" -e cpu-clock -p "$wl" \
+		< "$TMPD/keys" > "$TMPD/$name.out" 2> "$TMPD/$name.err" || rc=$?
+	kill "$wl" "$sp" 2> /dev/null
+	wait "$wl" "$sp" 2> /dev/null || true
+	# (124: timeout's, when it had to stop perf top, which it did)
+	[ "$rc" = 0 ] || [ "$rc" = 124 ] || { head "$TMPD/$name.err"; fail "perf top $*: exit $rc"; }
+	grep -q 'Usage: perf top' "$TMPD/$name.err" &&
+		fail "perf top $*: usage printed"
+	[ "$(grep -c "$MSG" "$TMPD/$name.err")" = 1 ] ||
+		{ cat "$TMPD/$name.err"; fail "perf top $*: '$MSG' not printed once"; }
+	grep -q 'middle_func' "$TMPD/$name.out" ||
+		{ tail -30 "$TMPD/$name.out"; fail "perf top $*: no middle_func in its call graphs"; }
+	echo "perf top $*: falls back, middle_func in its call graphs"
+}
+live_top top --call-graph fp,defer
+PERF_CONFIG=$TMPD/perfconfig live_top top2 -g
+# what follows is read as before: print type, threshold, order
+live_top top3 --call-graph fp,defer,graph,0.5,caller
+rc=0
+timeout 60 "$PERF" trace -o "$TMPD/trace.out" --call-graph fp,defer -e write -- "$W" 0.1 \
+	> /dev/null 2> "$TMPD/trace.err" || rc=$?
+[ "$rc" = 0 ] || { cat "$TMPD/trace.err"; fail "perf trace --call-graph fp,defer exited $rc"; }
+[ "$(grep -c "$MSG" "$TMPD/trace.err")" = 1 ] ||
+	{ cat "$TMPD/trace.err"; fail "perf trace: '$MSG' not printed once"; }
+n=$(grep -c ' write(' "$TMPD/trace.out" || true)
+m=$(grep -c ' middle_func ' "$TMPD/trace.out" || true)
+# (all but the workload's last printf)
+[ "$n" -gt 0 ] && [ $((m * 10)) -ge $((n * 9)) ] ||
+	{ head -20 "$TMPD/trace.out"; fail "perf trace: $m of $n write( lines with middle_func"; }
+echo "perf trace --call-graph fp,defer: falls back, $m of $n write( lines with middle_func"
 echo "PASS"

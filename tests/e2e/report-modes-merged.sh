@@ -47,7 +47,7 @@ command -v nm > /dev/null || skip "nm (binutils) is needed for the symbol aliase
 S=$(symroot)
 # perf 7.2 shows inlined functions as frames of their own (unpatched 7.2
 # too): the expected values here are the frames of the callchains
-[ "${PERF_BASE:-6.12}" != 7.2 ] || S="$S --no-inline"
+S="$S --no-inline"
 KALLSYMS=$TOP/build/symfs/kallsyms.txt
 TOOLS=$TOP/tests/tools
 FIELDS=comm,tid,period,event,ip,sym,dso
@@ -179,8 +179,8 @@ for data in "$FIX"/data/*_defer*.data; do
 			# shellcheck disable=SC2046,SC2086 # lists of options
 			"$TOOLS/upstream-perf.sh" report --stdio $S $(mode_opts $mode) -i "$data" \
 				> "$o.$mode.up" 2> "$o.$mode.up.err" ||
-				fail "upstream perf 7.2 report failed: $(tail -3 "$o.$mode.up.err")"
-			check "$(mode_opts $mode) vs upstream 7.2 (slack $slack%)" rm_ upstream $sort \
+				fail "upstream perf $UPV report failed: $(tail -3 "$o.$mode.up.err")"
+			check "$(mode_opts $mode) vs upstream $UPV (slack $slack%)" rm_ upstream $sort \
 				--binary "$bin" --kallsyms "$KALLSYMS" --slack "$slack" \
 				"$o.$mode" "$o.$mode.up" || errs=$((errs + 1))
 		done
@@ -189,7 +189,7 @@ for data in "$FIX"/data/*_defer*.data; do
 done
 [ "$n" -gt 0 ] || fail "no *_defer recordings in $FIX/data"
 [ -n "$UPSTREAM" ] ||
-	echo "note: upstream perf 7.2 is not cached (tests/tools/upstream-perf.sh --setup): check 4 not run"
+	echo "note: upstream perf $UPV is not cached (tests/tools/upstream-perf.sh --setup): check 4 not run"
 
 # the checks fail on chains that are not merged
 name=mt_defer

@@ -17,12 +17,9 @@
 #    address for us, named for 7.2, see tests/tools/report_graph.py.)
 # 2. Against that checked output (tests/tools/script_fields.py):
 #    -F comm,tid,time,ip,sym,dso (same headers without the event, same
-#    frame lines); -F ip (same addresses; in pipe mode 6.12 prints the
-#    symbols too, the -F of a pipe is applied differently); -F +srcline
-#    (same addresses;
+#    frame lines); -F ip (same addresses); -F +srcline (same addresses;
 #    main and the thread entry functions carry their NAME.c:N line);
-#    --inline (same addresses: 6.12 adds no inlined frames to frame
-#    pointer callchains); --ns (same samples, 9-digit times); --max-stack K
+#    --ns (same samples, 9-digit times); --max-stack K
 #    (the first K frames, the kernel/user boundary included); -G (one line
 #    per sample, its first frame's address, or its kernel ip with
 #    --user-callchains); --call-trace (one header line per sample:
@@ -43,7 +40,7 @@
 S=$(symroot)
 # perf 7.2 shows inlined functions as frames of their own (unpatched 7.2
 # too): the expected values here are the frames of the callchains
-[ "${PERF_BASE:-6.12}" != 7.2 ] || S="$S --no-inline"
+S="$S --no-inline"
 TOOLS=$TOP/tests/tools
 # sf ARGS: tests/tools/script_fields.py ARGS
 sf() { python3 "$TOOLS/script_fields.py" "$@"; }
@@ -129,11 +126,8 @@ print(json.load(open(sys.argv[1]))["unmatched_samples_taken_AFTER_their_cookies_
 	pscript "$o.src" -F +srcline &&
 		check "-F +srcline" sf frames "$o.def" "$o.src" &&
 		check "-F +srcline lines" sf srcline "$bin.c" "$o.src" || errs=$((errs + 1))
-	# (perf 7.2 adds inlined frames with --inline: not the same frames)
-	if [ "${PERF_BASE:-6.12}" != 7.2 ]; then
-		pscript "$o.inl" --inline &&
-			check "--inline" sf frames "$o.def" "$o.inl" || errs=$((errs + 1))
-	fi
+	# (not --inline: perf 7.x adds inlined frames with it, not the same
+	# frames)
 	if [ -n "$time" ]; then
 		pscript "$o.ns" --ns && check "--ns" sf ns "$o.def" "$o.ns" ||
 			errs=$((errs + 1))

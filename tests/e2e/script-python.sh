@@ -25,10 +25,9 @@
 #      root of the stack, named (thread_a_entry, main...);
 #   4. `perf script report flamegraph -f json -o FILE` (d3-flame-graph
 #      data; the HTML output needs d3-flame-graph's template): the same.
-#      With perf 7.2 (PERF_BASE=7.2) `perf script report flamegraph -- -f
-#      json -o FILE`: 7.2's flamegraph-report passes its arguments to perf
-#      script without the "--" of 6.12's, and perf script would take -f as
-#      its own --force.
+#      As `perf script report flamegraph -- -f json -o FILE`: perf 7.x's
+#      flamegraph-report passes its arguments to perf script without a
+#      "--", and perf script would take -f as its own --force.
 #
 # Skipped if perf is built without libpython.  The test can fail: perf
 # before the series' script patch prints the records on stdout between the
@@ -119,7 +118,7 @@ PATH=$(dirname "$PERF"):$PATH
 export PATH
 export PERF_EXEC_PATH=${PERF_EXEC_PATH:-$PERF_SRC/tools/perf}
 FLAME=(-f json -o flame.json)
-[ "${PERF_BASE:-6.12}" != 7.2 ] || FLAME=(-- "${FLAME[@]}")
+FLAME=(-- "${FLAME[@]}")
 declare -A FUNCS=([mt_defer]="thread_a_entry a_outer a_inner thread_d_entry d_outer"
 		 [long_defer]="main long_outer long_read_inner fault_inner")
 for name in mt_defer long_defer; do

@@ -17,7 +17,7 @@ T=record_defer_callchain.sh
 NAME='perf record deferred user callchain tests'
 [ -f "$SH/$T" ] || skip "no tools/perf/tests/shell/$T in the series"
 [ -x "$SH/$T" ] || fail "$T is not executable: perf test would not run it"
-# (line 2 in the 6.12 series; line 3 after the SPDX line, upstream 7.2's style)
+# (line 3, after the SPDX line: upstream's style)
 head -3 "$SH/$T" | grep -qx "# $NAME" || fail "$T: its description is not '$NAME'"
 
 # from tools/perf, where perf test finds ./tests/shell

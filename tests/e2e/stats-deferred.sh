@@ -12,7 +12,6 @@
 #   invalid records                      = 0
 #   samples per user unwind              = (samples_matched + the AFTER ones)
 #                                          / deferred_records_used, 2 decimals
-#                                          (perf 7.2 only)
 # and recordings without deferred callchains show no such section.
 . "$(dirname "$0")/../lib.sh"
 
@@ -32,7 +31,7 @@ for data in "$FIX"/data/*.data; do
 		bad=$((bad + 1))
 		continue
 	fi
-	if out=$(PERF_BASE=$PERF_BASE python3 - "$TMPD/$name.txt" "$FIX/analysis/$name.stats.json" <<'PY'
+	if out=$(python3 - "$TMPD/$name.txt" "$FIX/analysis/$name.stats.json" <<'PY'
 import json, os, re, sys
 text = open(sys.argv[1]).read()
 a = json.load(open(sys.argv[2]))
@@ -60,12 +59,11 @@ if a["deferred_records"] or a["samples_with_USER_DEFERRED"]:
          a["deferred_records_orphan"]),
         ("invalid records", counter("invalid records", dc), 0),
     ]
-    if os.environ.get("PERF_BASE") == "7.2":
-        checks.append(("samples per user unwind",
-            (re.search(r"^\s*samples per user unwind:\s+(\S+)", dc, re.M) or [None, None])[1],
-            "%.2f" % ((a["samples_matched"] +
-                       a["unmatched_samples_taken_AFTER_their_cookies_record"]) /
-                      max(a["deferred_records_used"], 1))))
+    checks.append(("samples per user unwind",
+        (re.search(r"^\s*samples per user unwind:\s+(\S+)", dc, re.M) or [None, None])[1],
+        "%.2f" % ((a["samples_matched"] +
+                   a["unmatched_samples_taken_AFTER_their_cookies_record"]) /
+                  max(a["deferred_records_used"], 1))))
 elif got_deferred:
     checks.append(("a Deferred callchains section", 1, 0))
 bad = ["%s: %s, want %s" % c for c in checks if c[1] != c[2]]
@@ -99,8 +97,7 @@ done
 echo "all $n recordings agree"
 
 # What one user unwind served, on a generated file: 5 samples in two kernel
-# entries (3 and 2), so two records (the 6.12 series, frozen, does not print it)
-[ "$PERF_BASE" = 7.2 ] || { echo "all $n recordings agree"; exit 0; }
+# entries (3 and 2), so two records
 python3 "$TOP/tests/tools/gen_perfdata.py" -o "$TMPD/five.data" --samples 5 --threads 1 \
 	--per-entry 3 --user-frac 0 --cpus 1 --seed 1 > /dev/null || fail "generator failed"
 "$PERF" report --stats -i "$TMPD/five.data" > "$TMPD/five.txt" 2>&1 ||

@@ -1,24 +1,28 @@
 #!/bin/bash
-# run.sh - record with OUR perf on a real Linux 7.2 kernel, the kind that
-# writes deferred user callchains (no kernel on our machines does).
+# run.sh - record with OUR perf on a real Linux 7.3 kernel, the kind that
+# writes deferred user callchains (no kernel on our machines does).  Our
+# perf is that of either series: build/perf-7.3/perf (the default) or
+# build/perf-7.2/perf (PERF=build/perf-7.2/perf SRC=build/src-7.2).
 #
 #   tests/realkernel/run.sh          record, results in build/realkernel/out/
 #   tests/realkernel/run.sh --key    print the cache key (perf + harness hashes)
 #
 # 1. installs qemu-system-x86, busybox-static, cpio (and python3-zstandard,
 #    for tests/tools/deferred_stats.py on -z files) with apt if missing;
-# 2. gets Debian sid's newest linux-image-7.2.*-cloud-amd64 from the Debian
-#    mirror with a private apt configuration (scripts/sid-apt.sh: its own
-#    sources.list, lists and cache in $PERF_DEFER_CACHE/sid-apt, shared
-#    with scripts/fetch-base.sh's linux-source-7.2; the host's apt setup is
-#    not touched) and unpacks its linux-base/linux-binary/linux-modules
-#    packages (vmlinuz, virtio_blk.ko), cached under
+# 2. gets Debian experimental's newest linux-image-7.3-cloud-amd64 (7.3~rc7
+#    when written; its package names have no .N+debNN part) from the
+#    Debian mirror with a private apt configuration (scripts/sid-apt.sh:
+#    its own sources.list of sid and experimental, lists and cache in
+#    $PERF_DEFER_CACHE/sid-apt, shared with scripts/fetch-base.sh's
+#    linux-source packages; the host's apt setup is not touched) and
+#    unpacks the linux-base/linux-binary/linux-modules packages it depends
+#    on (vmlinuz, virtio_blk.ko), cached under
 #    ${PERF_DEFER_CACHE:-/var/cache/perf-defer}/realkernel;
 # 3. builds our static frame pointer workloads (workloads/*.c);
-# 4. builds an initramfs: busybox-static, $PERF (default build/perf/perf)
+# 4. builds an initramfs: busybox-static, $PERF (default build/perf-7.3/perf)
 #    with the shared libraries ldd lists, the workloads at /realkernel/bin,
 #    the series' shell test tools/perf/tests/shell/record_defer_callchain.sh
-#    (with tests/shell/lib; from $SRC, default build/src, when it has one)
+#    (with tests/shell/lib; from $SRC, default build/src-7.3, when it has one)
 #    at /realkernel/perf/tests/shell, guest-init as /init;
 # 5. boots it under qemu TCG (no KVM needed, 2 vCPUs run by one host
 #    thread: with a thread each, the guest kernel now and then executed an
@@ -30,7 +34,8 @@
 #    cpu-clock, an exec workload with cpu-clock at 10 kHz, runs the shell
 #    test through perf test, with a perf 7 runs perf top --stdio and perf
 #    trace with fp,defer on the syscalls workload (live/), and upstream
-#    perf 7.2's beside them when tests/tools/upstream-perf.sh has it (its
+#    perf's beside them when tests/tools/upstream-perf.sh has it (7.3, or
+#    7.2 with UPSTREAM_PERF=7.2, as the 7.2 run of the tests sets it; its
 #    loader and libraries in /upstream, 50 MB more initramfs),
 #    and writes its results as a tar archive onto
 #    a virtio disk;
@@ -48,7 +53,7 @@
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
-PERF=${PERF:-$TOP/build/perf/perf}
+PERF=${PERF:-$TOP/build/perf-7.3/perf}
 CACHE=${PERF_DEFER_CACHE:-/var/cache/perf-defer}/realkernel
 # shellcheck source=../../scripts/debian-mirror.sh
 . "$TOP/scripts/debian-mirror.sh"
@@ -57,19 +62,16 @@ OUT=${REALKERNEL_OUT:-$TOP/build/realkernel/out}
 WORK=$(dirname "$OUT")/work
 CFLAGS="-O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-shrink-wrap -static -pthread -Wall"
 WORKLOADS="syscalls threads userloop longsys exiter offcpu execer exectarget"
-# upstream perf 7.2 (tests/tools/upstream-perf.sh), for perf top and perf
-# trace live beside ours, when its root is already there (guest-init runs
-# them with a perf 7 only)
+# upstream perf (tests/tools/upstream-perf.sh: 7.3, or 7.2 with
+# UPSTREAM_PERF=7.2), for perf top and perf trace live beside ours, when
+# its root is already there
 UPROOT=
-case "$("$PERF" version 2> /dev/null)" in
-"perf version 6."*) ;;
-*)	if "$TOP/tests/tools/upstream-perf.sh" --available 2> /dev/null; then
-		UPROOT=$("$TOP/tests/tools/upstream-perf.sh" --root)
-	fi ;;
-esac
+if "$TOP/tests/tools/upstream-perf.sh" --available 2> /dev/null; then
+	UPROOT=$("$TOP/tests/tools/upstream-perf.sh" --root)
+fi
 # the series' shell test, run in the guest through perf test (when the
 # series has it)
-SHELLTESTS=${SRC:-$TOP/build/src}/tools/perf/tests/shell
+SHELLTESTS=${SRC:-$TOP/build/src-7.3}/tools/perf/tests/shell
 SHELLTEST=record_defer_callchain.sh
 export LC_ALL=C
 
@@ -117,7 +119,7 @@ fi
 command -v qemu-system-x86_64 > /dev/null || unavailable "no qemu-system-x86_64"
 [ -x /bin/busybox ] || unavailable "no /bin/busybox"
 
-# --- 2. the kernel: newest linux-image-7.2.*-cloud-amd64 of sid --------------
+# --- 2. the kernel: newest linux-image-7.3-cloud-amd64 of experimental ------
 T1=$(now)
 exec 9> "$CACHE/.lock"
 flock 9
@@ -126,16 +128,18 @@ mkdir -p "$CACHE/debs" "$CACHE/kernels"
 sid_apt_init "$(dirname "$CACHE")/sid-apt" "$MIRROR" || unavailable "cannot create $(dirname "$CACHE")/sid-apt"
 A=("${SID_APT[@]}")
 KVER=""
-log "sid package lists ($MIRROR)"
+log "sid and experimental package lists ($MIRROR)"
 if sid_apt_update "$CACHE/apt-update.log"; then
-	KVER=$(apt-cache "${A[@]}" pkgnames linux-image-7.2. |
-		sed -n 's/^linux-image-\(7\.2\.[0-9.]*+[a-z0-9.]*-cloud-amd64\)$/\1/p' | sort -V | tail -1)
-	[ -n "$KVER" ] || echo "no linux-image-7.2.*-cloud-amd64 in sid now"
+	# linux-image-7.3-cloud-amd64 (experimental's release candidates), or
+	# a later linux-image-7.3.N+debNN-cloud-amd64
+	KVER=$(apt-cache "${A[@]}" pkgnames linux-image-7.3 |
+		sed -n 's/^linux-image-\(7\.3\(\.[0-9.]*+[a-z0-9.]*\)\{0,1\}-cloud-amd64\)$/\1/p' | sort -V | tail -1)
+	[ -n "$KVER" ] || echo "no linux-image-7.3*-cloud-amd64 in sid or experimental now"
 else
 	echo "apt-get update failed (see $CACHE/apt-update.log)"
 fi
 if [ -n "$KVER" ] && [ ! -f "$CACHE/kernels/$KVER/.ok" ]; then
-	VER=$(apt-cache "${A[@]}" show "linux-image-$KVER" | sed -n 's/^Version: //p' | head -1)
+	VER=$(apt-cache "${A[@]}" show "linux-image-$KVER" | sed -n 's/^Version: //p' | sort -V | tail -1)
 	log "download linux-image-$KVER $VER"
 	pkgs=$(apt-cache "${A[@]}" show "linux-image-$KVER=$VER" | sed -n 's/^Depends: //p' | head -1 |
 		tr ',' '\n' | awk -v k="$KVER" -v v="$VER" '
@@ -153,17 +157,23 @@ if [ -n "$KVER" ] && [ ! -f "$CACHE/kernels/$KVER/.ok" ]; then
 	fi
 fi
 if [ -z "$KVER" ]; then
-	# no network, or sid has no 7.2 any more: the newest one we have
-	KVER=$(ls "$CACHE/kernels" | while read -r k; do [ -f "$CACHE/kernels/$k/.ok" ] && echo "$k"; done | sort -V | tail -1)
-	[ -n "$KVER" ] || unavailable "cannot get Debian sid's linux-image-7.2.*-cloud-amd64 (see $CACHE/apt-*.log)"
+	# no network, or the mirror has no 7.3 any more: the newest one we have
+	KVER=$(for k in "$CACHE"/kernels/7.3-* "$CACHE"/kernels/7.3.*; do
+		[ -f "$k/.ok" ] && basename "$k"; done | sort -V | tail -1)
+	[ -n "$KVER" ] || unavailable "cannot get Debian experimental's linux-image-7.3-cloud-amd64 (see $CACHE/apt-*.log)"
 	echo "using the cached kernel $KVER"
 fi
 flock -u 9
 KROOT=$CACHE/kernels/$KVER
 MODDIR=$KROOT/usr/lib/modules/$KVER
+# (the release of a release candidate's kernel need not be its package's
+# name: then the one modules directory there is)
+[ -d "$MODDIR" ] || MODDIR=$(find "$KROOT/usr/lib/modules" -mindepth 1 -maxdepth 1 -type d | head -1)
+[ -n "$MODDIR" ] && [ -d "$MODDIR" ] || die "no modules directory in $KROOT/usr/lib/modules"
 VMLINUZ=$MODDIR/vmlinuz
 [ -f "$VMLINUZ" ] || VMLINUZ=$KROOT/boot/vmlinuz-$KVER
-[ -f "$VMLINUZ" ] || die "no vmlinuz in $KROOT"
+[ -f "$VMLINUZ" ] || VMLINUZ=$(find "$KROOT/boot" -name 'vmlinuz-*' 2> /dev/null | head -1)
+[ -n "$VMLINUZ" ] && [ -f "$VMLINUZ" ] || die "no vmlinuz in $KROOT"
 CONFIG=$MODDIR/config
 [ -f "$CONFIG" ] || CONFIG=$KROOT/boot/config-$KVER
 if [ -f "$CONFIG" ] && ! grep -q '^CONFIG_UNWIND_USER=y' "$CONFIG"; then
