@@ -31,6 +31,9 @@ sample_type IP|TID|TIME|CALLCHAIN|ID|PERIOD, sample_id_all):
   stat-no-config        THREAD_MAP, CPU_MAP, STAT and STAT_ROUND, no
                         STAT_CONFIG (perf stat report)
   stat-before-maps      STAT and STAT_ROUND before the THREAD_MAP and CPU_MAP
+  arm-spe-metadata-cut  an Arm SPE AUXTRACE_INFO, metadata version 2, whose
+                        header says 1 CPU and that holds no CPU's metadata
+                        (a bare pipe header, no attr: like cs-etm-metadata-cut)
 
 Usage: crafted.py OUTDIR   (tests/fuzz/regressions)
 """
@@ -194,6 +197,11 @@ def files():
     yield "stat-no-config", PRE + b + ev(77, 0, struct.pack("<QQ", 1, t))
     b = ev(76, 0, struct.pack("<QIIQQQ", ID, 0, 0, 100, 1000, 1000))
     yield "stat-before-maps", PRE + b + ev(77, 0, struct.pack("<QQ", 1, t))
+    # Arm SPE metadata version 2 (header version, header size, PMU type,
+    # CPU count) claiming more than the AUXTRACE_INFO (type 4: ARM_SPE) holds
+    pipe = struct.pack("<QQ", 0x32454c4946524550, 16)
+    spe = struct.pack("<II", 4, 0) + struct.pack("<4Q", 2, 4, 8, 1)
+    yield "arm-spe-metadata-cut", pipe + ev(70, 0, spe)
 
 
 def main():
