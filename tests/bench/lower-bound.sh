@@ -22,9 +22,10 @@
 # The floor file runs with both binaries (on it they run the same code).
 # "drop-deferred" is perf report --stats of the deferred file with that
 # perf: every event read and parsed in file order, as --stats reads, and no
-# matching at all: what any counting of the deferred file reads.  (Before
-# merge v3, --stats read a deferring recording in time order; session 8's
-# figures in docs/bench.md call this column "drop-ordered".)
+# matching at all: what any counting of the deferred file reads.  (The 6.12
+# series' figures, git show ba1f488:docs/bench.md, have a column
+# "drop-ordered": the same perf on the deferred file, --stats reading it in
+# time order.)
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cell=${1:-1M-32kt}

@@ -23,7 +23,7 @@
 # Every ratio in the output is between runs of this one invocation.  Results
 # go to stdout and, as Markdown, to docs/bench.md (--out FILE to change),
 # below its line "<!-- tests/bench/run.sh writes below this line -->": what
-# is above it (the targets and the sessions' measurements) is kept.
+# is above it (the tools, the files, the dated measurements) is kept.
 #
 # Usage: tests/bench/run.sh [--full] [--reps N] [--cells REGEX] [--no-upstream]
 #                           [--no-72] [--timeout SEC] [--big-timeout SEC] [--out FILE]
@@ -78,7 +78,7 @@ while [ $# -gt 0 ]; do
 done
 
 export LC_ALL=C PERF_CONFIG=/dev/null
-# what is above this line of $OUT stays (the targets, the sessions' notes)
+# what is above this line of $OUT stays (the tools, the dated measurements)
 marker='<!-- tests/bench/run.sh writes below this line -->'
 write_out() { # MARKDOWN: $OUT's part above the marker, then MARKDOWN
 	{

@@ -1,9 +1,9 @@
 #!/bin/bash
-# targets.sh - the measured targets of merge v3 (docs/bench.md, "Merge v3:
-# the targets"): the shapes where a merge goes quadratic, grows with its
-# input or loses samples, each measured as ratios between runs of this one
-# invocation (variants round-robin, best wall time of REPS runs, largest
-# peak RSS).  `make bench` runs it after run.sh; not part of the tests.
+# targets.sh - the measured targets of the merge (docs/bench.md; written to
+# build/bench/targets.md): the shapes where a merge goes quadratic, grows
+# with its input or loses samples, each measured as ratios between runs of
+# this one invocation (variants round-robin, best wall time of REPS runs,
+# largest peak RSS).  `make bench` runs it after run.sh; not part of the tests.
 #
 #   long entry    one thread sampled N times in one kernel entry (a 20 s
 #                 system call at 4 kHz is 80k samples), N = 8k, 80k, 800k:
