@@ -6,14 +6,16 @@
 #   - call-graph.defer-window-ms and -bytes take a number in range or
 #     'unlimited'; anything else (-1, milliseconds that overflow
 #     nanoseconds, junk) is an error that names the key, and perf stops
-#     (merge v2 took -1 for 2^64-1 and 2^64 ns for no window at all);
+#     (the 6.12 series' merge v2 takes -1 for 2^64-1 and 2^64 ns for no
+#     window at all);
 #   - the series waits in perf's own queue, where only a window of 0 lets
 #     the blocked thread's sample go before its record (perf script says
 #     how many waited past the window at the end; the 5 samples taken in
 #     execve, shown after the exec's COMM and MMAPs to be resolved in the
 #     new program, are said apart);
 #   - perf stat report, which never looks at a callchain, reads the
-#     recording without a "BUG:" (merge v2 stopped at its first COMM).
+#     recording without a "BUG:" (the 6.12 series' merge v2 stops at its
+#     first COMM).
 . "$(dirname "$0")/../lib.sh"
 
 data=$FIX/data/mt_defer.data

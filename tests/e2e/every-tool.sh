@@ -7,8 +7,8 @@
 # that it "did not choose": no shipped tool may.  A tool
 # may refuse a recording that lacks the events it needs (perf kmem, kwork,
 # c2c on a cpu-clock recording): it must say so and exit, not die of a
-# signal.  Merge v2 stopped perf stat report with "BUG: this tool met a
-# deferred user callchain without choosing ...".
+# signal.  The 6.12 series' merge v2 stops perf stat report with "BUG: this
+# tool met a deferred user callchain without choosing ...".
 . "$(dirname "$0")/../lib.sh"
 
 cd "$TMPD"

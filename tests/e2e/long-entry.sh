@@ -16,10 +16,11 @@
 # taken for the exec's own and its samples wait alone at once; with
 # call-graph.defer-window-ms = 0 it is not, and the samples leave the queue
 # as it fills: the same output is expected (the samples that left the queue
-# go back in the order they were taken).  Before
-# the bound was four times: 3775 samples without user part, "more than
-# call-graph.defer-window-bytes were held for them"; merge v2 took 54 s on
-# it (quadratic in the samples of one entry); how the time grows with the
+# go back in the order they were taken).  With a bound under four times
+# (the 6.12 series before its merge v3): 3775 samples without user part,
+# "more than call-graph.defer-window-bytes were held for them"; the 6.12
+# series' merge v2 takes 54 s on it (quadratic in the samples of one entry);
+# how the time grows with the
 # samples is measured by tests/bench/targets.sh.
 . "$(dirname "$0")/../lib.sh"
 

@@ -8,8 +8,8 @@
 # on every real recording and on generated guests (two machines with equal
 # tids and cookies, samples late and out of their thread's order).  Debian
 # ships linux-perf for i386 and armhf, where long and pointers are 32 bits:
-# merge v2 hashed its u64 keys as long (key >> 32: an error there) and
-# host and guest keys collided.
+# the 6.12 series' merge v2 hashes its u64 keys as long (key >> 32: an
+# error there) and host and guest keys collide.
 #
 # The build is build/perf-i386-7.3, build/perf-i386-7.2 for the 7.2 series
 # (scripts/build.sh --if-changed: again only when the tree changed; cold,

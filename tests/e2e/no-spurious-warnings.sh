@@ -2,8 +2,9 @@
 # no-spurious-warnings: tools that do not merge deferred user callchains,
 # because they look at no callchain, say nothing about them: perf report
 # --tasks (samples not looked at), perf report -D (raw dump), perf
-# buildid-list (sample IPs only).  Before merge v2 the first two said
-# "N CALLCHAIN_DEFERRED records were not used by this tool".  Each must
+# buildid-list (sample IPs only).  With the 6.12 series' merge before its
+# v2 the first two say "N CALLCHAIN_DEFERRED records were not used by this
+# tool".  Each must
 # exit 0, print no warning about deferred callchains or records, and -D
 # must still dump every record (its count from --stats).
 . "$(dirname "$0")/../lib.sh"
