@@ -151,10 +151,12 @@ if [ -n "$build" ]; then
 	# without Python: the target is the perf.data reader, and perf's
 	# Python extension is not built for afl-clang-fast's instrumentation
 	# (FUZZ_BUILD_ARGS: more make arguments, e.g. DEBUG=1 for a build that
-	# compiles twice as fast and runs slower: fuzz-short's, in its own O)
+	# compiles twice as fast and runs slower: fuzz-short's, in its own O;
+	# CLANG too: perf 7.3's Makefile.config replaces a clang CC with
+	# $(CLANG) --target=..., which would compile and link uninstrumented)
 	# shellcheck disable=SC2086 # a list of make arguments
 	AFL_USE_ASAN=1 AFL_USE_UBSAN=1 AFL_QUIET=1 SRC=$bsrc O=$O "$top/scripts/build.sh" \
-		--if-changed CC=afl-clang-fast CXX=afl-clang-fast++ NO_LIBPYTHON=1 \
+		--if-changed CC=afl-clang-fast CXX=afl-clang-fast++ CLANG=afl-clang-fast NO_LIBPYTHON=1 \
 		"${SER_BUILD_ARGS[@]}" ${FUZZ_BUILD_ARGS:-} || exit 1
 fi
 [ -x "$PERF_AFL" ] || { echo "fuzz.sh: no $PERF_AFL" >&2; exit 1; }
