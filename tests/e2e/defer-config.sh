@@ -1,28 +1,25 @@
 #!/bin/bash
-# defer-config: the perf config keys of the deferred callchain merge, and a
+# defer-config: the perf config key of the deferred callchain merge, and a
 # tool that never looks at callchains, on the real mt_defer recording (a
 # thread blocked in the kernel for 990 ms: its record comes that much after
 # its sample).
-#   - call-graph.defer-window-ms and -bytes take a number in range or
-#     'unlimited'; anything else (-1, milliseconds that overflow
-#     nanoseconds, junk) is an error that names the key, and perf stops
-#     (the 6.12 series' merge v2 takes -1 for 2^64-1 and 2^64 ns for no
-#     window at all);
-#   - the series waits in perf's own queue, where only a window of 0 lets
-#     the blocked thread's sample go before its record (perf script says
-#     how many waited past the window at the end; the 5 samples taken in
-#     execve, shown after the exec's COMM and MMAPs to be resolved in the
+#   - call-graph.defer-window-bytes takes a number or 'unlimited'; anything
+#     else (-1, junk, a unit) is an error that names the key, and perf
+#     stops;
+#   - the series waits in perf's own queue, and the blocked thread's sample
+#     holds it until its record, whatever the time: only a window smaller
+#     than what the queue holds lets it go before its record (perf script
+#     says how many waited past the window at the end; the 5 samples taken
+#     in execve, shown after the exec's COMM and MMAPs to be resolved in the
 #     new program, are said apart);
 #   - perf stat report, which never looks at a callchain, reads the
-#     recording without a "BUG:" (the 6.12 series' merge v2 stops at its
-#     first COMM).
+#     recording without a "BUG:".
 . "$(dirname "$0")/../lib.sh"
 
 data=$FIX/data/mt_defer.data
 cfg() { printf '[call-graph]\n\t%s = %s\n' "$1" "$2" > "$TMPD/cfg"; }
 
-for kv in "defer-window-ms -1" "defer-window-ms 18446744073710" "defer-window-bytes -1" \
-	  "defer-window-ms junk" "defer-window-bytes 16M"; do
+for kv in "defer-window-bytes -1" "defer-window-bytes junk" "defer-window-bytes 16M"; do
 	read -r key value <<< "$kv"
 	cfg "$key" "$value"
 	if PERF_CONFIG=$TMPD/cfg "$PERF" script -i "$data" > "$TMPD/out" 2> "$TMPD/err"; then
@@ -38,10 +35,11 @@ done
 
 # the series holds samples in perf's own queue, flushed at the 3 rounds
 # of this file: by then the blocked thread's record was read, and only a
-# window of 0 lets its sample go before it (want: how many samples it says
-# waited past the window; the 5 taken in execve are said apart)
-windows=("defer-window-ms 100 0" "defer-window-ms 0 1" "defer-window-ms unlimited 0"
-	 "defer-window-bytes unlimited 0" "defer-window-bytes 0 0")
+# window smaller than the queue lets its sample go before it (want: how
+# many samples it says waited past the window; the 5 taken in execve are
+# said apart)
+windows=("defer-window-bytes 4194304 0" "defer-window-bytes unlimited 0"
+	 "defer-window-bytes 0 1")
 for kv in "${windows[@]}"; do
 	read -r key value want <<< "$kv"
 	cfg "$key" "$value"

@@ -73,11 +73,11 @@ check "man perf-script-python: callchain_deferred, deferred_cookie" \
 	man_has perf-script-python "callchain_deferred(param_dict)" deferred_cookie \
 	"DEFERRED USER CALLCHAINS"
 check "man perf-script: --[no-]merge-callchains" man_has perf-script \
-	"--merge-callchains" "--no-merge-callchains" "call-graph.defer-window-ms"
+	"--merge-callchains" "--no-merge-callchains" "call-graph.defer-window-bytes"
 check "man perf-record: fp,defer" man_has perf-record "fp,defer"
 check "man perf-inject: --merge-callchains" man_has perf-inject "--merge-callchains"
 check "man perf-config: the reorder window" \
-	man_has perf-config "call-graph.defer-window-ms" "call-graph.defer-window-bytes"
+	man_has perf-config "call-graph.defer-window-bytes"
 
 # the installed perf and its installed scripts
 root=$(symroot)

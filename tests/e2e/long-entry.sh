@@ -14,7 +14,7 @@
 # generator starts each process with an exec (COMM|EXEC, like 'perf record
 # -- workload'), and the entry comes within the window of it, so it is
 # taken for the exec's own and its samples wait alone at once; with
-# call-graph.defer-window-ms = 0 it is not, and the samples leave the queue
+# call-graph.defer-window-bytes = 0 it is not, and the samples leave the queue
 # as it fills: the same output is expected (the samples that left the queue
 # go back in the order they were taken).  With a bound under four times
 # (the 6.12 series before its merge v3): 3775 samples without user part,
@@ -50,13 +50,13 @@ python3 "$GEN" -o long.pipe --mode pipe "${args[@]}" > /dev/null || fail "genera
 	fail "perf script of the pipe failed: $(head -3 pipe.err)"
 "$PERF" report --stats -i long.data > stats.txt 2> stats.err ||
 	fail "perf report --stats failed: $(head -3 stats.err)"
-printf '[call-graph]\n\tdefer-window-ms = 0\n' > window0.cfg
+printf '[call-graph]\n\tdefer-window-bytes = 0\n' > window0.cfg
 # shellcheck disable=SC2086
 PERF_CONFIG=window0.cfg "$PERF" script $S -i long.data > window0.txt 2> window0.err ||
-	fail "perf script with defer-window-ms = 0 failed: $(head -3 window0.err)"
+	fail "perf script with defer-window-bytes = 0 failed: $(head -3 window0.err)"
 no_sanitizer_report ours.err pipe.err stats.err window0.err
-[ -s window0.err ] && fail "perf script with defer-window-ms = 0 warned: $(head -5 window0.err)"
-cmp -s ours.txt window0.txt || fail "perf script with defer-window-ms = 0 prints another order or other frames"
+[ -s window0.err ] && fail "perf script with defer-window-bytes = 0 warned: $(head -5 window0.err)"
+cmp -s ours.txt window0.txt || fail "perf script with defer-window-bytes = 0 prints another order or other frames"
 [ -s ours.err ] && fail "perf script warned: $(head -5 ours.err)"
 [ -s pipe.err ] && fail "perf script of the pipe warned: $(head -5 pipe.err)"
 # a pipe has no event names: perf names the event with its modifiers there

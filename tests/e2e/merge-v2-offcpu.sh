@@ -6,25 +6,22 @@
 # take one kernel-mode sample early (in __schedule under read()) and block;
 # their records come only at the very end, 2 s of stream time after all the
 # other traffic (4 threads' ordinary sample/record pairs); 5 % of them never
-# get one.  Expected, with the default window (call-graph.defer-window-ms
-# 100) and again with a 1 MiB byte window (call-graph.defer-window-bytes,
-# defer-window-ms set far out of the way: the 3 MB of traffic behind the
-# first blocked sample pass that window, the 1000 blocked samples held
-# past it, about 500 KB, do not pass the same bound again):
+# get one.  Expected, with the default window (call-graph.defer-window-bytes
+# 16 MiB: the blocked samples hold perf's queue, which holds the 6000 other
+# samples and records behind them, about 0.7 MB of entries, until their
+# records come) and with a 64 KiB window (which the queue passes: the
+# blocked samples leave it, the other events flow on):
 #   - every blocked sample with a record is merged (upstream 7.2 merges
-#     them too: same frames, sample by sample) and printed at its record,
-#     after all the other samples (which were not held behind it): perf
-#     script's warning counts them as shown out of time order; the others
-#     without user part, no cookie printed;
-#   - all other samples in time order, merged; samples out = samples in;
-#   - the --stats counters are the independent count (deferred_stats.py,
-#     through the generator's summary).
-# The series holds samples in perf's own queue, which is bounded by time
-# only: there the blocked samples still held when their records are read
-# merge in place, the others at their record (at least one, counted by the
-# warning); with no window (defer-window-ms = unlimited) all of them in
-# place but the few of a first kernel entry after an exec, and none is said
-# to have waited past the window.
+#     them too: same frames, sample by sample); the others without user
+#     part, no cookie printed;
+#   - within the window, every sample in time order but those of a
+#     process's first kernel entry after its exec (delivered at their
+#     record, like the exec's own), none said to be past the window;
+#   - past the window, the blocked samples printed at their record, after
+#     all the other samples (which were not held behind them): perf
+#     script's warning counts them as shown out of time order;
+#   - samples out = samples in; the --stats counters are the independent
+#     count (deferred_stats.py, through the generator's summary).
 . "$(dirname "$0")/../lib.sh"
 
 GEN=$TOP/tests/tools/gen_perfdata.py
@@ -65,12 +62,9 @@ run() {
 	fi
 }
 run default /dev/null --data=off.data --at-record-upto "$woke"
-# no window: every blocked sample held in order until its record but
-# those of a process's first kernel entry after its exec (delivered at
-# their record, like the exec's own): none said to be past the window
-printf '[call-graph]\n\tdefer-window-ms = unlimited\n' > nowindow.cfg
-run no-window "$TMPD/nowindow.cfg" --at-record-upto "$woke"
-! grep -q 'past call-graph.defer-window-ms' no-window.err ||
-	{ echo "FAIL no-window: $(grep -B1 'past call-graph' no-window.err)"; bad=$((bad + 1)); }
+! grep -q 'past call-graph.defer-window-bytes' default.err ||
+	{ echo "FAIL default: $(grep -B1 'past call-graph' default.err)"; bad=$((bad + 1)); }
+printf '[call-graph]\n\tdefer-window-bytes = 65536\n' > small.cfg
+run small-window "$TMPD/small.cfg" --at-record-upto "$woke" --out-of-order 1
 [ "$bad" = 0 ] || fail "$bad of 2 runs wrong"
 echo "off-CPU: all ok"

@@ -43,7 +43,11 @@
 #     sched_switch recordings (offcpu_sw, offcpu_swa): no run time wraps
 #     below zero (18446744073709.xxx ms), which a blocked task's sample
 #     delivered at its record, seconds late, makes; upstream perf's
-#     count is printed;
+#     count is printed; with -g, the blocked reads' user stacks
+#     (blocker_read, the thread blocked for 3 s) are shown at least as
+#     often as upstream perf shows them (which merges nothing in order: it
+#     keeps each sample's cookie frame, and its user part comes as an event
+#     of its own), and at least once;
 #  9. live merging in the guest (live/top.txt,
 #     live/trace.txt): perf top --stdio --call-graph fp,defer shows the
 #     workload's sys_outer and sys_middle in its call graphs; at least 90%
@@ -242,7 +246,7 @@ else
 	echo "7. no tools/perf/tests/shell/record_defer_callchain.sh in the series: shell test not run"
 fi
 # 8. time order for perf sched
-wrapped=0
+wrapped=0 blocked_lost=
 for n in offcpu_sw offcpu_swa; do
 	[ -f "$OUT/data/$n.data" ] || fail "no $n recording"
 	"$PERF" sched timehist -i "$OUT/data/$n.data" > "$TMPD/$n.timehist" 2> "$TMPD/$n.timehist.err" ||
@@ -255,10 +259,26 @@ for n in offcpu_sw offcpu_swa; do
 	fi
 	echo "8. perf sched timehist $n: $(grep -c . "$TMPD/$n.timehist") lines, $w wrapped run times$up"
 	wrapped=$((wrapped + w))
+	"$PERF" sched timehist -g --max-stack 30 -i "$OUT/data/$n.data" > "$TMPD/$n.timehist-g" \
+		2> "$TMPD/$n.timehist-g.err" ||
+		fail "perf sched timehist -g $n failed: $(head -3 "$TMPD/$n.timehist-g.err")"
+	b=$(grep -c 'blocker_read' "$TMPD/$n.timehist-g" || true)
+	w=$(grep -c ' 184467440737[0-9][0-9]\.' "$TMPD/$n.timehist-g" || true)
+	wrapped=$((wrapped + w))
+	up=
+	if [ $upstream_ok = 1 ]; then
+		up=$("$UPSTREAM" sched timehist -g --max-stack 30 -i "$OUT/data/$n.data" 2> /dev/null |
+			grep -c 'blocker_read' || true)
+		[ "$b" -ge "$up" ] || blocked_lost="$blocked_lost $n ($b, perf $UPV: $up)"
+		up=", perf $UPV: $up"
+	fi
+	[ "$b" -ge 1 ] || blocked_lost="$blocked_lost $n (none)"
+	echo "8. perf sched timehist -g $n: $b lines with the blocked read's stack, $w wrapped run times$up"
 done
 [ -z "$per_unwind" ] || echo "3. perf record's summary, samples per user unwind, as the file says:$per_unwind"
 [ -z "$iop_failed" ] || fail "interop (upstream perf $UPV's side): mismatches in$iop_failed"
 [ "$wrapped" = 0 ] || fail "perf sched timehist: $wrapped run times wrapped below zero (events out of time order)"
+[ -z "$blocked_lost" ] || fail "perf sched timehist -g: fewer blocked reads' stacks than upstream perf in$blocked_lost"
 
 # 9. live merging (both series): perf top and perf trace in the guest
 # write(N, M): N syscall lines of FILE that start with NAME(, M of them
