@@ -60,8 +60,8 @@
 #                 reported as BASE BUG, not failed; a crash only the deferred
 #                 file causes fails.
 #   many tids that never get a record: 300000 threads with one sample each,
-#                 no record: each waits for its reorder window (100 ms of
-#                 recording time or 16 MiB of events held), then alone,
+#                 no record: each waits for its reorder window (until
+#                 perf's queue holds 8 MiB), then alone,
 #                 without holding back the events after it, until the end,
 #                 where it is delivered without user part (EXIT + 1 s never
 #                 comes in this file).  Every sample comes out; "delivered
@@ -290,7 +290,7 @@ trunc trunc-fit     file 0.6 fit
 trunc trunc-zero    file 0.6 zero
 
 # many threads whose record never comes: each sample waits for its window
-# (100 ms of recording or 16 MiB of events held), then alone, until the end
+# (until perf's queue holds 8 MiB), then alone, until the end
 # (300k for the peak RSS comparison below; under the sanitizers, which
 # skip it, 30k reach the same paths in a tenth of the time: 40 s, not 7 min)
 T=300000

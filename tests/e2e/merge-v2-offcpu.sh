@@ -7,7 +7,7 @@
 # their records come only at the very end, 2 s of stream time after all the
 # other traffic (4 threads' ordinary sample/record pairs); 5 % of them never
 # get one.  Expected, with the default window (call-graph.defer-window-bytes
-# 16 MiB: the blocked samples hold perf's queue, which holds the 6000 other
+# 8 MiB: the blocked samples hold perf's queue, which holds the 6000 other
 # samples and records behind them, about 0.7 MB of entries, until their
 # records come) and with a 64 KiB window (which the queue passes: the
 # blocked samples leave it, the other events flow on):
