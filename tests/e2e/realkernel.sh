@@ -261,7 +261,7 @@ for n in offcpu_sw offcpu_swa; do
 	fi
 	echo "8. perf sched timehist $n: $(grep -c . "$TMPD/$n.timehist") lines, $w wrapped run times$up"
 	wrapped=$((wrapped + w))
-	"$PERF" sched timehist -g --max-stack 30 -i "$OUT/data/$n.data" > "$TMPD/$n.timehist-g" \
+	"$PERF" sched timehist -g --max-stack 30 $SYM -i "$OUT/data/$n.data" > "$TMPD/$n.timehist-g" \
 		2> "$TMPD/$n.timehist-g.err" ||
 		fail "perf sched timehist -g $n failed: $(head -3 "$TMPD/$n.timehist-g.err")"
 	b=$(grep -c 'blocker_read' "$TMPD/$n.timehist-g" || true)
@@ -269,7 +269,7 @@ for n in offcpu_sw offcpu_swa; do
 	wrapped=$((wrapped + w))
 	up=
 	if [ $upstream_ok = 1 ]; then
-		up=$("$UPSTREAM" sched timehist -g --max-stack 30 -i "$OUT/data/$n.data" 2> /dev/null |
+		up=$("$UPSTREAM" sched timehist -g --max-stack 30 $SYM -i "$OUT/data/$n.data" 2> /dev/null |
 			grep -c 'blocker_read' || true)
 		[ "$b" -ge "$up" ] || blocked_lost="$blocked_lost $n ($b, perf $UPV: $up)"
 		up=", perf $UPV: $up"
