@@ -34,7 +34,10 @@
 #                 without following threads, counts the second entry's sample
 #                 as taken after the first record, and the second record as
 #                 used by no sample.  Raw, every record is printed.
-#   dup           record written twice: the second completes no sample
+#   dup           record written twice: the second is counted as a
+#                 duplicate ("duplicate records"), not as a record that
+#                 completed no sample, and draws no warning: its user
+#                 callchain is shown
 #   unknown-tid   record of a thread with no sample: completes no sample;
 #                 both "records used by no sample" = N and the warning
 #                 "N CALLCHAIN_DEFERRED records completed no sample"
@@ -48,17 +51,16 @@
 #                 size in the header past the end, fitted to the cut record,
 #                 or 0 like a killed perf record) exits like perf on such a
 #                 floor file, and prints every complete sample when it exits
-#                 0 (fitted: "the data ends inside the event"), else as many
-#                 as with the floor file (data size past the end: perf 6.12
-#                 stopped at the zeros past EOF without flushing its queue; 0:
-#                 refused).  Base perf 6.12 and upstream 7.2 die of SIGBUS
-#                 on such files in two cases: data size past EOF with EOF on
-#                 a page boundary (the cuts here are not on one), and a last
-#                 record cut short whose end lies past the data size (fixed
-#                 by "perf session: Stop at an event cut short by the end of
-#                 the data").  Dying the same way with the cut floor file is
-#                 reported as BASE BUG, not failed; a crash only the deferred
-#                 file causes fails.
+#                 0, else as many as with the floor file (data size past the
+#                 end: perf stops at the zeros past EOF; 0: refused).  Fitted,
+#                 perf must warn "the data ends inside the event" and exit 0:
+#                 base perf dies of SIGBUS there (its remap unmaps the queued
+#                 events; fixed by "perf session: Stop at an event cut short
+#                 by the end of the data").  Base perf also dies of SIGBUS
+#                 with the data size past EOF and EOF on a page boundary (the
+#                 cuts here are not on one): dying the same way with the cut
+#                 floor file is reported as BASE BUG, not failed, in the
+#                 other cases; a crash only the deferred file causes fails.
 #   many tids that never get a record: 300000 threads with one sample each,
 #                 no record: each waits for its reorder window (until
 #                 perf's queue holds 8 MiB), then alone,
@@ -121,7 +123,7 @@ print(d)' "$1" "$2"; }
 
 
 # check NAME MODE "EXPECTED COUNTERS" WARNING-REGEX|- HUNKS GEN-ARGS...
-#   counters: merged late unmatched 0 unused invalid (deferred samples; the
+#   counters: merged late unmatched 0 unused invalid duplicate (deferred samples; the
 #   out-of-order count is only shown)
 #   = all samples); WARNING-REGEX: extended regexps separated by ' && ' that
 #   stderr of perf script must match ('-': stderr must be empty); HUNKS: how
@@ -144,8 +146,9 @@ check() {
 	got="$got 0"
 	got="$got $(counter "$name.stats" 'records used by no sample')"
 	got="$got $(counter "$name.stats" 'invalid records')"
+	got="$got $(counter "$name.stats" 'duplicate records')"
 	[ "$got" = "$n $r $n $want" ] ||
-		fail "$name: perf report --stats: SAMPLE, CALLCHAIN_DEFERRED, deferred, merged, late, unmatched, out of order, unused, invalid = $got, want $n $r $n $want"
+		fail "$name: perf report --stats: SAMPLE, CALLCHAIN_DEFERRED, deferred, merged, late, unmatched, out of order, unused, invalid, duplicate = $got, want $n $r $n $want"
 
 	rc=0
 	perf_in "$mode" "$name.data" script $KS > "$name.merged" 2> "$name.err" || rc=$?
@@ -200,27 +203,26 @@ E_UNUSED='^2 CALLCHAIN_DEFERRED records completed no sample'
 #     name         mode  merged late unmatched ooo unused invalid
 # (RAW_DROPPED: how many records perf script --no-merge-callchains does not
 # print, if not the unused ones)
-check nr-past-end  file '998 0 2 0 0 2'     "$E_INVALID" 2 --samples 1000 --threads 3 --bad nr-past-end:2
-check no-sample-id file '998 0 2 0 0 2'     "$E_INVALID" 2 --samples 1000 --threads 3 --bad no-sample-id:2
-check nr0          file '1000 0 0 0 0 0'    -            0 --samples 1000 --threads 3 --bad nr0:2
-check nr-big       file '1000 0 0 0 0 0'    -            0 --samples 1000 --threads 3 --bad nr-big:2
+check nr-past-end  file '998 0 2 0 0 2 0'   "$E_INVALID" 2 --samples 1000 --threads 3 --bad nr-past-end:2
+check no-sample-id file '998 0 2 0 0 2 0'   "$E_INVALID" 2 --samples 1000 --threads 3 --bad no-sample-id:2
+check nr0          file '1000 0 0 0 0 0 0'  -            0 --samples 1000 --threads 3 --bad nr0:2
+check nr-big       file '1000 0 0 0 0 0 0'  -            0 --samples 1000 --threads 3 --bad nr-big:2
 # (the series matches by cookie alone, merging too: the second entry's
 # sample takes the first record, and perf script says the second is unused)
 W_COOKIE0='^1 CALLCHAIN_DEFERRED records completed no sample' H_COOKIE0=-
-RAW_DROPPED=0 check cookie0 file '999 1 0 0 1 0' "$W_COOKIE0" "$H_COOKIE0" --samples 1000 --threads 3 \
+RAW_DROPPED=0 check cookie0 file '999 1 0 0 1 0 0' "$W_COOKIE0" "$H_COOKIE0" --samples 1000 --threads 3 \
 	--bad cookie0:2
-check dup          file '1000 0 0 0 2 0'    "$E_UNUSED"  0 --samples 1000 --threads 3 --bad dup:2
-check unknown-tid  file '1000 0 0 0 2 0'    "$E_UNUSED"  0 --samples 1000 --threads 3 --bad unknown-tid:2
+check dup          file '1000 0 0 0 0 0 2'  -            0 --samples 1000 --threads 3 --bad dup:2
+check unknown-tid  file '1000 0 0 0 2 0 0'  "$E_UNUSED"  0 --samples 1000 --threads 3 --bad unknown-tid:2
 # records without sample_id (no tid, no time): the cookie matches them all
-check no-sample-id-all file '1000 0 0 0 0 0' - 0 --samples 1000 --threads 3 --no-sample-id-all
+check no-sample-id-all file '1000 0 0 0 0 0 0' - 0 --samples 1000 --threads 3 --no-sample-id-all
 # big-endian file: records are checked after byte swapping
-check be-file      file '998 0 2 0 1 2' \
-	"$E_INVALID && ^1 CALLCHAIN_DEFERRED records completed no sample" \
+check be-file      file '998 0 2 0 0 2 1' "$E_INVALID" \
 	2 --samples 1000 --threads 3 --endian big --bad nr-past-end:2 --bad dup
 # every kind at once, pipe mode, 2 samples per kernel entry, records in
 # another CPU's buffer: the 2 invalid records leave 4 samples without user part
-check all-pipe     pipe '996 0 4 0 2 2' \
-	"$W_INVALID && ^2 invalid CALLCHAIN_DEFERRED records were skipped && ^4 of 1000 samples with a deferred user callchain got no user part && ^2 CALLCHAIN_DEFERRED records completed no sample" \
+check all-pipe     pipe '996 0 4 0 1 2 1' \
+	"$W_INVALID && ^2 invalid CALLCHAIN_DEFERRED records were skipped && ^4 of 1000 samples with a deferred user callchain got no user part && ^1 CALLCHAIN_DEFERRED records completed no sample" \
 	4 --samples 1000 --threads 4 --cpus 2 --per-entry 2 --user-frac 0 --migrate 0.3 \
 	--round-events 100 --bad nr-past-end --bad no-sample-id --bad nr0 --bad nr-big \
 	--bad cookie0 --bad dup --bad unknown-tid
@@ -252,6 +254,12 @@ trunc() {
 		frc=0
 		perf_in "$mode" "$name.floor.data" script $KS > "$name.fout" 2> "$name.ferr" || frc=$?
 		no_sanitizer_report "$name.err" "$name.ferr"
+		if [ "$header" = fit ]; then
+			[ $rc = 0 ] && [ $frc = 0 ] ||
+				fail "$name: perf script $m exits $rc (floor file $frc), want 0: $(grep -v HEADER_NRCPUS "$name.err" | head -3)"
+			grep -q "the data ends inside the event" "$name.err" ||
+				fail "$name: no 'the data ends inside the event' in: $(head -3 "$name.err")"
+		fi
 		# 129..159: killed by a signal (perf's own errors are 255 - errno + 1)
 		if [ $rc -gt 128 ] && [ $rc -lt 160 ]; then
 			[ $frc = $rc ] ||
@@ -292,9 +300,14 @@ trunc trunc-zero    file 0.6 zero
 # many threads whose record never comes: each sample waits for its window
 # (until perf's queue holds 8 MiB), then alone, until the end
 # (300k for the peak RSS comparison below; under the sanitizers, which
-# skip it, 30k reach the same paths in a tenth of the time: 40 s, not 7 min)
+# skip it, 30k reach the same paths in a tenth of the time, 40 s, not 7 min,
+# with a tenth of the window: all 30k fit in 8 MiB)
 T=300000
-[ -z "${PERF_DEFER_SANITIZER:-}" ] || T=30000
+[ -z "${PERF_DEFER_SANITIZER:-}" ] || {
+	T=30000
+	printf '[call-graph]\n\tdefer-window-bytes = %d\n' $((8 << 20) / 10) > window.cfg
+	export PERF_CONFIG=$TMPD/window.cfg
+}
 T=${BAD_INPUT_TIDS:-$T}
 python3 "$GEN" -o many.data --kallsyms '' --samples "$T" --threads "$T" --per-entry 1 \
 	--user-frac 0 --missing 1 > many.json || fail "generator failed"

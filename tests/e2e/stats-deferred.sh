@@ -9,6 +9,7 @@
 #   merged, after their record           = unmatched_samples_taken_AFTER_their_cookies_record
 #   without user callchain               = unmatched_samples_whose_cookie_never_appears
 #   records used by no sample            = deferred_records_orphan
+#   duplicate records                    = deferred_with_same_tid_cookie_more_than_once
 #   invalid records                      = 0
 #   samples per user unwind              = (samples_matched + the AFTER ones)
 #                                          / deferred_records_used, 2 decimals
@@ -57,6 +58,8 @@ if a["deferred_records"] or a["samples_with_USER_DEFERRED"]:
          a["unmatched_samples_whose_cookie_never_appears"]),
         ("records used by no sample", counter("records used by no sample", dc),
          a["deferred_records_orphan"]),
+        ("duplicate records", counter("duplicate records", dc),
+         a["deferred_with_same_tid_cookie_more_than_once"]),
         ("invalid records", counter("invalid records", dc), 0),
     ]
     checks.append(("samples per user unwind",
