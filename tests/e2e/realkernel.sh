@@ -176,14 +176,18 @@ EOF
 	r=$(awk '/^ *CALLCHAIN_DEFERRED events:/ { print $3; exit }' "$TMPD/$n.stats")
 	[ "${s:-0}" = "$samples" ] || fail "$n: perf report --stats: ${s:-no} SAMPLE events, the file has $samples"
 	[ "${r:-0}" = "$records" ] || fail "$n: perf report --stats: ${r:-no} CALLCHAIN_DEFERRED events, the file has $records"
-	# perf record's summary (a pipe has none): deferred samples
-	# per record, what one user unwind served
+	# perf record's summary (a pipe has none) stays "(N samples)", and a
+	# line after it counts the records and the deferred samples
 	if [ "$n" != pipe ]; then
-		want=$(awk -v m="$marked" -v r="$records" 'BEGIN { if (r) printf "%.2f", m / r }')
-		got=$(sed -n 's/.* samples, \([0-9.]*\) per user unwind).*/\1/p' "$OUT/logs/$n.record.err")
+		want=
+		[ "$records" = 0 ] || want="$records $marked"
+		got=$(sed -n 's/^\[ perf record: \([0-9]*\) deferred user callchains for \([0-9]*\) samples \]$/\1 \2/p' \
+			"$OUT/logs/$n.record.err")
 		[ "$got" = "$want" ] ||
-			fail "$n: perf record says '${got:-nothing}' per user unwind; the file has $marked deferred samples on $records records"
-		[ -z "$got" ] || per_unwind="$per_unwind $n:$got"
+			fail "$n: perf record says '${got:-nothing}' (records, deferred samples); the file has $records records, $marked deferred samples"
+		grep -q "^\[ perf record: Captured and wrote .* ($samples samples)" "$OUT/logs/$n.record.err" ||
+			fail "$n: perf record's summary does not say '($samples samples)': $(grep Captured "$OUT/logs/$n.record.err")"
+		[ -z "$got" ] || per_unwind="$per_unwind $n:${got// /\/}"
 	fi
 
 	# 4. raw mode
@@ -277,7 +281,7 @@ for n in offcpu_sw offcpu_swa; do
 	[ "$b" -ge 1 ] || blocked_lost="$blocked_lost $n (none)"
 	echo "8. perf sched timehist -g $n: $b lines with the blocked read's stack, $w wrapped run times$up"
 done
-[ -z "$per_unwind" ] || echo "3. perf record's summary, samples per user unwind, as the file says:$per_unwind"
+[ -z "$per_unwind" ] || echo "3. perf record's count of deferred user callchains / samples, as the file says:$per_unwind"
 [ -z "$iop_failed" ] || fail "interop (upstream perf $UPV's side): mismatches in$iop_failed"
 [ "$wrapped" = 0 ] || fail "perf sched timehist: $wrapped run times wrapped below zero (events out of time order)"
 [ -z "$blocked_lost" ] || fail "perf sched timehist -g: fewer blocked reads' stacks than upstream perf in$blocked_lost"
