@@ -20,6 +20,12 @@
 #     (the merged samples are written at their own time, not at their
 #     record's, and the rounds after the events they flush);
 #   - it has every sample of the input.
+# And off-CPU: 50 threads blocked in read() from the start, their records
+# at the very end, with a window of 64 KiB (call-graph.defer-window-bytes)
+# that they wait past: perf inject writes each of them at its record, merged,
+# behind later events, and writes no round while one waits, so that what
+# reads the output still gets every event in time order (with a round
+# written while they waited: "50 out of order events recorded").
 . "$(dirname "$0")/../lib.sh"
 
 GEN=$TOP/tests/tools/gen_perfdata.py
@@ -55,4 +61,20 @@ no_sanitizer_report script.err
 if grep -i "out of order" script.err; then
 	fail "perf script finds events out of order in perf inject's output"
 fi
+
+python3 "$GEN" -o off.pipe --mode pipe --samples 20000 --threads 8 --cpus 2 --per-entry 1 \
+	--round-events 256 --blocked 50 --dso-path /fixtures/bin/mt_syscalls > off.json ||
+	fail "generator failed (off-CPU)"
+printf '[call-graph]\n\tdefer-window-bytes = 65536\n' > window.cfg
+PERF_CONFIG=window.cfg "$PERF" inject --merge-callchains -i - -o - < off.pipe > off.out \
+	2> off.err || fail "perf inject --merge-callchains failed (off-CPU): $(head -3 off.err)"
+grep -q "^50 samples with a deferred user callchain were shown out of time" off.err ||
+	fail "the blocked samples did not wait past the window: $(head -3 off.err)"
+"$PERF" script -F tid,ip -i - < off.out > off.txt 2> off.script.err ||
+	fail "perf script of the output failed (off-CPU)"
+no_sanitizer_report off.err off.script.err
+if grep -i "out of order" off.script.err; then
+	fail "perf script finds events out of order in perf inject's output of the off-CPU stream"
+fi
+echo "off-CPU: the 50 samples written past the window read back in time order"
 echo "inject --merge-callchains streams: ok"
