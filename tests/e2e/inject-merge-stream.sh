@@ -21,11 +21,15 @@
 #     record's, and the rounds after the events they flush);
 #   - it has every sample of the input.
 # And off-CPU: 50 threads blocked in read() from the start, their records
-# at the very end, with a window of 64 KiB (call-graph.defer-window-bytes)
-# that they wait past: perf inject writes each of them at its record, merged,
-# behind later events, and writes no round while one waits, so that what
-# reads the output still gets every event in time order (with a round
-# written while they waited: "50 out of order events recorded").
+# at the end, with a window of 64 KiB (call-graph.defer-window-bytes) that
+# they wait past: perf inject writes each of them at its record, merged,
+# behind later events, and writes no round while one waits, for at most the
+# window's bytes of output.  On a stream of 600 samples (150 KB) the records
+# come within it: what reads the output gets every event in time order
+# (with the rounds written: "50 out of order events recorded").  On 20000
+# samples they do not: the rounds go on after the window, so that what
+# reads the output holds no more than it, and it counts the 50 as out of
+# order.
 . "$(dirname "$0")/../lib.sh"
 
 GEN=$TOP/tests/tools/gen_perfdata.py
@@ -62,19 +66,24 @@ if grep -i "out of order" script.err; then
 	fail "perf script finds events out of order in perf inject's output"
 fi
 
-python3 "$GEN" -o off.pipe --mode pipe --samples 20000 --threads 8 --cpus 2 --per-entry 1 \
-	--round-events 256 --blocked 50 --dso-path /fixtures/bin/mt_syscalls > off.json ||
-	fail "generator failed (off-CPU)"
 printf '[call-graph]\n\tdefer-window-bytes = 65536\n' > window.cfg
-PERF_CONFIG=window.cfg "$PERF" inject --merge-callchains -i - -o - < off.pipe > off.out \
-	2> off.err || fail "perf inject --merge-callchains failed (off-CPU): $(head -3 off.err)"
-grep -q "^50 samples with a deferred user callchain were shown out of time" off.err ||
-	fail "the blocked samples did not wait past the window: $(head -3 off.err)"
-"$PERF" script -F tid,ip -i - < off.out > off.txt 2> off.script.err ||
-	fail "perf script of the output failed (off-CPU)"
-no_sanitizer_report off.err off.script.err
-if grep -i "out of order" off.script.err; then
+for n in 600 20000; do
+	python3 "$GEN" -o off$n.pipe --mode pipe --samples $n --threads 8 --cpus 2 --per-entry 1 \
+		--round-events 32 --blocked 50 --dso-path /fixtures/bin/mt_syscalls > /dev/null ||
+		fail "generator failed (off-CPU, $n samples)"
+	PERF_CONFIG=window.cfg "$PERF" inject --merge-callchains -i - -o - < off$n.pipe \
+		> off$n.out 2> off$n.err ||
+		fail "perf inject --merge-callchains failed (off-CPU, $n samples): $(head -3 off$n.err)"
+	grep -q "^50 samples with a deferred user callchain were shown out of time" off$n.err ||
+		fail "the blocked samples did not wait past the window ($n samples): $(head -3 off$n.err)"
+	"$PERF" script -F tid,ip -i - < off$n.out > off$n.txt 2> off$n.script.err ||
+		fail "perf script of the output failed (off-CPU, $n samples)"
+	no_sanitizer_report off$n.err off$n.script.err
+done
+if grep -i "out of order" off600.script.err; then
 	fail "perf script finds events out of order in perf inject's output of the off-CPU stream"
 fi
-echo "off-CPU: the 50 samples written past the window read back in time order"
+grep -q "^50 out of order events recorded" off20000.script.err ||
+	fail "past the window, perf inject's output kept its rounds back: $(grep -i order off20000.script.err)"
+echo "off-CPU: the 50 samples written past the window read back in time order within the window, counted past it"
 echo "inject --merge-callchains streams: ok"
