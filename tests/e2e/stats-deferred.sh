@@ -8,6 +8,10 @@
 #   merged                               = samples_matched
 #   merged, after their record           = unmatched_samples_taken_AFTER_their_cookies_record
 #   without user callchain               = unmatched_samples_whose_cookie_never_appears
+#                                          - unmatched_samples_of_a_task_that_exited
+#   task exited in the kernel            = unmatched_samples_of_a_task_that_exited
+#                                          (7.3: the 7.2 series counts them as
+#                                          without user callchain)
 #   records used by no sample            = deferred_records_orphan
 #   duplicate records                    = deferred_with_same_tid_cookie_more_than_once
 #   invalid records                      = 0
@@ -32,10 +36,11 @@ for data in "$FIX"/data/*.data; do
 		bad=$((bad + 1))
 		continue
 	fi
-	if out=$(python3 - "$TMPD/$name.txt" "$FIX/analysis/$name.stats.json" <<'PY'
+	if out=$(python3 - "$TMPD/$name.txt" "$FIX/analysis/$name.stats.json" "$PERF_BASE" <<'PY'
 import json, os, re, sys
 text = open(sys.argv[1]).read()
 a = json.load(open(sys.argv[2]))
+exited = a["unmatched_samples_of_a_task_that_exited"] if sys.argv[3] != "7.2" else 0
 
 def counter(name, section):
     m = re.search(r"^\s*" + re.escape(name) + r":\s+(\d+)", section, re.M)
@@ -55,13 +60,16 @@ if a["deferred_records"] or a["samples_with_USER_DEFERRED"]:
         ("merged, after their record", counter("merged, after their record", dc),
          a["unmatched_samples_taken_AFTER_their_cookies_record"]),
         ("without user callchain", counter("without user callchain", dc),
-         a["unmatched_samples_whose_cookie_never_appears"]),
+         a["unmatched_samples_whose_cookie_never_appears"] - exited),
         ("records used by no sample", counter("records used by no sample", dc),
          a["deferred_records_orphan"]),
         ("duplicate records", counter("duplicate records", dc),
          a["deferred_with_same_tid_cookie_more_than_once"]),
         ("invalid records", counter("invalid records", dc), 0),
     ]
+    if sys.argv[3] != "7.2":
+        checks.append(("task exited in the kernel",
+                       counter("task exited in the kernel", dc), exited))
     checks.append(("samples per user unwind",
         (re.search(r"^\s*samples per user unwind:\s+(\S+)", dc, re.M) or [None, None])[1],
         "%.2f" % ((a["samples_matched"] +
