@@ -147,4 +147,24 @@ m=$(grep -c ' middle_func ' "$TMPD/trace.out" || true)
 [ "$n" -gt 0 ] && [ $((m * 10)) -ge $((n * 9)) ] ||
 	{ head -20 "$TMPD/trace.out"; fail "perf trace: $m of $n write( lines with middle_func"; }
 echo "perf trace --call-graph fp,defer: falls back, $m of $n write( lines with middle_func"
+# Fallen back, perf trace has nothing to wait for: it prints each event as
+# it comes, not a second later as when it sorts for the kernel's records.
+# Two writes 3 s apart: their lines come 3 s apart, not together at the
+# second write (sorted, the first one waits in the queue for a later event).
+gap=$(python3 - "$PERF" <<'PY'
+import subprocess, sys, time
+p = subprocess.Popen([sys.argv[1], "trace", "--call-graph", "fp,defer", "-e", "write", "--",
+                      "sh", "-c", "echo a > /dev/null; sleep 3; echo b > /dev/null"],
+                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+at = [time.monotonic() for line in p.stderr if " write(" in line]
+p.wait()
+print("%.1f" % (at[1] - at[0]) if len(at) == 2 else "%d write( lines" % len(at))
+PY
+)
+case $gap in
+[0-9]*.[0-9]) awk -v g="$gap" 'BEGIN { exit !(g >= 1.5) }' ||
+	fail "perf trace --call-graph fp,defer: the two writes printed ${gap} s apart, not 3 (sorted after the fallback)";;
+*) fail "perf trace --call-graph fp,defer: $gap, want 2";;
+esac
+echo "perf trace --call-graph fp,defer: fallen back, prints as events come (${gap} s between the writes)"
 echo "PASS"

@@ -10,8 +10,6 @@
 #   without user callchain               = unmatched_samples_whose_cookie_never_appears
 #                                          - unmatched_samples_of_a_task_that_exited
 #   task exited in the kernel            = unmatched_samples_of_a_task_that_exited
-#                                          (7.3: the 7.2 series counts them as
-#                                          without user callchain)
 #   records used by no sample            = deferred_records_orphan
 #   duplicate records                    = deferred_with_same_tid_cookie_more_than_once
 #   invalid records                      = 0
@@ -36,11 +34,11 @@ for data in "$FIX"/data/*.data; do
 		bad=$((bad + 1))
 		continue
 	fi
-	if out=$(python3 - "$TMPD/$name.txt" "$FIX/analysis/$name.stats.json" "$PERF_BASE" <<'PY'
+	if out=$(python3 - "$TMPD/$name.txt" "$FIX/analysis/$name.stats.json" <<'PY'
 import json, os, re, sys
 text = open(sys.argv[1]).read()
 a = json.load(open(sys.argv[2]))
-exited = a["unmatched_samples_of_a_task_that_exited"] if sys.argv[3] != "7.2" else 0
+exited = a["unmatched_samples_of_a_task_that_exited"]
 
 def counter(name, section):
     m = re.search(r"^\s*" + re.escape(name) + r":\s+(\d+)", section, re.M)
@@ -66,10 +64,8 @@ if a["deferred_records"] or a["samples_with_USER_DEFERRED"]:
         ("duplicate records", counter("duplicate records", dc),
          a["deferred_with_same_tid_cookie_more_than_once"]),
         ("invalid records", counter("invalid records", dc), 0),
+        ("task exited in the kernel", counter("task exited in the kernel", dc), exited),
     ]
-    if sys.argv[3] != "7.2":
-        checks.append(("task exited in the kernel",
-                       counter("task exited in the kernel", dc), exited))
     checks.append(("samples per user unwind",
         (re.search(r"^\s*samples per user unwind:\s+(\S+)", dc, re.M) or [None, None])[1],
         "%.2f" % ((a["samples_matched"] +
