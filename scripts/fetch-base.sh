@@ -9,8 +9,8 @@
 # package version is pinned in BASE-VERSION-7.3 (BASE-VERSION-7.2); if the
 # mirror no longer has it, the newest of that series is taken and a warning
 # says so.  Both come through a private apt configuration listing sid and
-# experimental (scripts/sid-apt.sh: its own sources.list, lists and cache
-# in $PERF_DEFER_CACHE/sid-apt; the host's apt setup is not touched; the
+# experimental (scripts/debian-apt.sh: its own sources.list, lists and cache
+# in $PERF_DEFER_CACHE/debian-apt; the host's apt setup is not touched; the
 # mirror is the host's: scripts/debian-mirror.sh, $PERF_DEFER_MIRROR to
 # override it).
 # Also installs the build dependencies when they are missing (for
@@ -50,12 +50,12 @@ fi
 mkdir -p "$cache"
 deb=$cache/${pkg}_${want}_all.deb
 if [ ! -s "$deb" ]; then
-	. "$top/scripts/sid-apt.sh"
-	sid_apt_init "$cache/sid-apt" ||
-		{ echo "fetch-base: no apt configuration for sid and experimental" >&2; exit 1; }
-	sid_apt_update "$cache/sid-apt/update.log" ||
-		{ cat "$cache/sid-apt/update.log" >&2; echo "fetch-base: apt-get update of sid and experimental failed" >&2; exit 1; }
-	apt=("${SID_APT[@]}")
+	. "$top/scripts/debian-apt.sh"
+	debian_apt_init "$cache/debian-apt" ||
+		{ echo "fetch-base: no apt configuration for trixie and trixie-backports" >&2; exit 1; }
+	debian_apt_update "$cache/debian-apt/update.log" ||
+		{ cat "$cache/debian-apt/update.log" >&2; echo "fetch-base: apt-get update of trixie and trixie-backports failed" >&2; exit 1; }
+	apt=("${DEBIAN_APT[@]}")
 	ver=$want
 	if ! apt-cache "${apt[@]}" madison $pkg | awk '{print $3}' | grep -qxF "$want"; then
 		ver=$(apt-cache "${apt[@]}" madison $pkg | awk '{print $3}' | sort -V | tail -1)

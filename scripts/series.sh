@@ -13,7 +13,7 @@
 #   SER_PKG        the Debian source package (linux-source-7.3)
 #   SER_VERSION    the file that pins its version (BASE-VERSION-7.3)
 #                  (both come through the private sid and experimental
-#                  apt configuration of scripts/sid-apt.sh)
+#                  apt configuration of scripts/debian-apt.sh)
 #   SER_SRC        the applied work tree (git, tag 'base')
 #   SER_PATCHES    the series directory (series, NNNN-*.patch, cover letter)
 #   SER_STATE      what apply.sh recorded of the last apply or export

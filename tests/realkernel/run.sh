@@ -11,9 +11,9 @@
 #    for tests/tools/deferred_stats.py on -z files) with apt if missing;
 # 2. gets Debian experimental's newest linux-image-7.3-cloud-amd64 (7.3~rc7
 #    when written; its package names have no .N+debNN part) from the
-#    Debian mirror with a private apt configuration (scripts/sid-apt.sh:
+#    Debian mirror with a private apt configuration (scripts/debian-apt.sh:
 #    its own sources.list of sid and experimental, lists and cache in
-#    $PERF_DEFER_CACHE/sid-apt, shared with scripts/fetch-base.sh's
+#    $PERF_DEFER_CACHE/debian-apt, shared with scripts/fetch-base.sh's
 #    linux-source packages; the host's apt setup is not touched) and
 #    unpacks the linux-base/linux-binary/linux-modules packages it depends
 #    on (vmlinuz, virtio_blk.ko), cached under
@@ -124,12 +124,12 @@ T1=$(now)
 exec 9> "$CACHE/.lock"
 flock 9
 mkdir -p "$CACHE/debs" "$CACHE/kernels"
-. "$TOP/scripts/sid-apt.sh"
-sid_apt_init "$(dirname "$CACHE")/sid-apt" "$MIRROR" || unavailable "cannot create $(dirname "$CACHE")/sid-apt"
-A=("${SID_APT[@]}")
+. "$TOP/scripts/debian-apt.sh"
+debian_apt_init "$(dirname "$CACHE")/debian-apt" "$MIRROR" || unavailable "cannot create $(dirname "$CACHE")/debian-apt"
+A=("${DEBIAN_APT[@]}")
 KVER=""
 log "sid and experimental package lists ($MIRROR)"
-if sid_apt_update "$CACHE/apt-update.log"; then
+if debian_apt_update "$CACHE/apt-update.log"; then
 	# linux-image-7.3-cloud-amd64 (experimental's release candidates), or
 	# a later linux-image-7.3.N+debNN-cloud-amd64
 	KVER=$(apt-cache "${A[@]}" pkgnames linux-image-7.3 |

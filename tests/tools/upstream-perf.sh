@@ -2,33 +2,29 @@
 # upstream-perf.sh - run upstream perf (Debian's own linux-perf build) as a
 # black-box reference:  tests/tools/upstream-perf.sh ARGS...  runs `perf ARGS`.
 #
-# Which perf: UPSTREAM_PERF in the environment.
-#   UPSTREAM_PERF=7.3 (the default)  Debian experimental's linux-perf
-#       7.3~rc7-1~exp1, the build of the 7.3 base (BASE-VERSION-7.3), in
-#       the root $CACHE/sid-7.3
-#   UPSTREAM_PERF=7.2                Debian sid's linux-perf 7.2, for the
-#       tests of the 7.2 series, in the root $CACHE/sid (the name it always
-#       had, so a root made before 7.3 is still used)
-# ($CACHE is ${PERF_DEFER_CACHE:-/var/cache/perf-defer}.)
+# Which perf: Debian trixie-backports' linux-perf 7.3.4-1~bpo13+1, the
+# build of the 7.3 base (BASE-VERSION-7.3), in the root $CACHE/trixie-7.3
+# ($CACHE is ${PERF_DEFER_CACHE:-/var/cache/perf-defer}).
 #
 # On first use it builds that cached Debian root with linux-perf in it:
-#     debootstrap --variant=minbase sid $CACHE/ROOT MIRROR
+#     debootstrap --variant=minbase trixie $CACHE/trixie-7.3 MIRROR
 # then, in a chroot of it, apt-get installs linux-perf of the version the
-# base's BASE-VERSION-* file pins (linux-perf and linux-source come from the
-# same Debian source package, so the same version is the same perf; 7.3's
-# from "deb MIRROR experimental main", added to the root's sources).  When
-# the mirror no longer has that version, the newest linux-perf of the suite
-# is taken instead, provided `perf version` still says 7.3 (or 7.2).
-# A few minutes, ~280 MB each; debootstrap is installed with apt if missing.
+# base's BASE-VERSION-7.3 file pins (linux-perf and linux-source come from
+# the same Debian source package, so the same version is the same perf;
+# from "deb MIRROR trixie-backports main", added to the root's sources,
+# its libraries from trixie).  When the mirror no longer has that version,
+# the newest linux-perf of the suite is taken instead, provided `perf
+# version` still says 7.3.
+# A few minutes, ~280 MB; debootstrap is installed with apt if missing.
 # perf then runs on the host, not in a chroot: the root's own dynamic
 # loader and libraries start the root's perf binary, so every path on the
 # command line (perf.data, --symfs, --kallsyms, -o) is a host path.
 #
-# Environment: UPSTREAM_PERF (above), PERF_DEFER_CACHE (cache directory),
-# PERF_DEFER_MIRROR (default: the host's Debian mirror,
-# scripts/debian-mirror.sh); PERF_DEFER_NO_UPSTREAM=1 makes it unavailable
-# (make check-asan).  PERF_CONFIG defaults to /dev/null (no user config) and
-# perf report's random "Tip:" line is switched off.
+# Environment: PERF_DEFER_CACHE (cache directory), PERF_DEFER_MIRROR
+# (default: the host's Debian mirror, scripts/debian-mirror.sh);
+# PERF_DEFER_NO_UPSTREAM=1 makes it unavailable (make check-asan).
+# PERF_CONFIG defaults to /dev/null (no user config) and perf report's
+# random "Tip:" line is switched off.
 #
 # Exit status 77, with the reason on stderr, when that perf cannot be had
 # (no root, no network, no debootstrap...).  `upstream-perf.sh --setup` only
@@ -41,13 +37,7 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 . "$TOP/scripts/debian-mirror.sh"
 MA=x86_64-linux-gnu
 
-UP=${UPSTREAM_PERF:-7.3}
-case $UP in
-7.3)	ROOT=$CACHE/sid-7.3 SUITE=experimental VERSION_FILE=$TOP/BASE-VERSION-7.3 ;;
-7.2)	ROOT=$CACHE/sid SUITE=sid VERSION_FILE=$TOP/BASE-VERSION-7.2 ;;
-*)	echo "upstream-perf.sh: UPSTREAM_PERF=$UP: only 7.3 and 7.2 are known" >&2
-	exit 77 ;;
-esac
+UP=7.3 ROOT=$CACHE/trixie-7.3 DIST=trixie SUITE=trixie-backports VERSION_FILE=$TOP/BASE-VERSION-7.3
 
 unavailable() { echo "upstream-perf.sh: upstream perf $UP unavailable: $*" >&2; exit 77; }
 
@@ -62,7 +52,6 @@ setup() {
 	[ "$(uname -m)" = x86_64 ] || unavailable "host is not x86_64"
 	[ "$(id -u)" = 0 ] || unavailable "building $ROOT needs root (debootstrap, chroot)"
 	mkdir -p "$CACHE" || unavailable "cannot create $CACHE"
-	# (the 7.2 root's lock keeps its old name)
 	exec 9> "$CACHE/.${ROOT##*/}.lock"
 	flock 9
 	[ -f "$ROOT/.perf-defer-ok" ] && return 0
@@ -76,16 +65,14 @@ setup() {
 	[ -n "$version" ] || unavailable "no version in $VERSION_FILE"
 	log=$CACHE/debootstrap-${ROOT##*/}.log
 	rm -rf "$ROOT.tmp"
-	echo "upstream-perf.sh: building $ROOT (debootstrap sid, linux-perf $version; a few minutes)" >&2
-	if ! debootstrap --variant=minbase sid "$ROOT.tmp" "$mirror" > "$log" 2>&1; then
+	echo "upstream-perf.sh: building $ROOT (debootstrap $DIST, linux-perf $version; a few minutes)" >&2
+	if ! debootstrap --variant=minbase $DIST "$ROOT.tmp" "$mirror" > "$log" 2>&1; then
 		rm -rf "$ROOT.tmp"
 		unavailable "debootstrap failed (see $log)"
 	fi
-	[ "$SUITE" = sid ] || echo "deb $mirror $SUITE main" >> "$ROOT.tmp/etc/apt/sources.list"
+	echo "deb $mirror $SUITE main" >> "$ROOT.tmp/etc/apt/sources.list"
 	# linux-perf of the base's version, else the suite's newest (checked
-	# below); its dependencies come from sid (-t experimental would take
-	# experimental's perl and the like, which sid's packages conflict
-	# with).  The mirror may be a snapshot whose Release files have
+	# below); its dependencies come from $DIST.  The mirror may be a snapshot whose Release files have
 	# expired: debootstrap does not mind, and the signatures are checked.
 	if ! { in_root apt-get -q -o Acquire::Check-Valid-Until=false \
 			-o Acquire::Check-Date=false update &&
@@ -128,7 +115,7 @@ run_perf() {
 [ -z "${PERF_DEFER_NO_UPSTREAM:-}" ] || unavailable "not compared (PERF_DEFER_NO_UPSTREAM is set)"
 case "${1:-}" in
 --available) [ -f "$ROOT/.perf-defer-ok" ] && exit 0
-	echo "upstream perf $UP is not cached in $ROOT (run UPSTREAM_PERF=$UP $0 --setup)" >&2; exit 77 ;;
+	echo "upstream perf $UP is not cached in $ROOT (run $0 --setup)" >&2; exit 77 ;;
 esac
 [ -f "$ROOT/.perf-defer-ok" ] || setup
 case "${1:-}" in
