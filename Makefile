@@ -1,30 +1,26 @@
-# perf-defer: deferred user callchains for perf 7.3, with a stable
-# backport to perf 7.2 (see README.md)
+# perf-defer: deferred user callchains for perf 7.3 (see README.md)
 #
-#   make               fetch the bases, apply patches-7.3/series and
-#                      patches-7.2/series, build build/perf-7.3/perf and
-#                      build/perf-7.2/perf
+#   make               fetch the base, apply patches-7.3/series, build
+#                      build/perf-7.3/perf
 #   make demo          the patched perf 7.3 on a bundled real recording
-#                      (fetches and builds 7.3 only)
 #   make check         every test (tests/run.sh), after building
 #   make check-series  checkpatch, a build and a behaviour check of every prefix
 #   make install       install perf 7.3 with the series, its scripts and man
-#                      pages (PREFIX, DESTDIR; SERIES=7.2 for 7.2's)
+#                      pages (PREFIX, DESTDIR)
 #   make export        write build/src-7.3's commits back into patches-7.3/
-#                      (and build/src-7.2's into patches-7.2/)
 #   make apply         re-apply patches-7.3/series onto the base in
-#                      build/src-7.3 (and patches-7.2/series in build/src-7.2)
+#                      build/src-7.3
 #   make peer          upstream 7.3's perf test on perf 7.3 with and without
 #                      the 7.3 series (tests/peer/run.sh)
-#   make clean         remove build outputs (keeps build/src-7.3, build/src-7.2)
+#   make clean         remove build outputs (keeps build/src-7.3)
 #
-# SERIES=7.3 or SERIES=7.2 limits fetch, apply, build, export and
-# check-series to one base (scripts/series.sh).
+# SERIES names the bases fetch, apply, build, export and check-series work
+# on, in order (scripts/series.sh); 7.3 is the only one.
 #
 # Every target runs small scripts in scripts/ that do nothing when there is
 # nothing to do, so the targets are phony and 'make' twice is quick.
 PREFIX ?= /usr/local
-SERIES ?= 7.3 7.2
+SERIES ?= 7.3
 # $(call each,COMMAND): COMMAND for every base in $(SERIES), in order,
 # stopping at the first that fails; every: all of them, then fail if any did
 each = @set -e; for s in $(SERIES); do SERIES=$$s $(1); done
@@ -33,47 +29,40 @@ every = @rc=0; for s in $(SERIES); do SERIES=$$s $(1) || rc=1; done; exit $$rc
 
 all: build
 
-# experimental's linux-source-7.3 (BASE-VERSION-7.3) -> build/src-7.3 at
-# tag 'base', sid's linux-source-7.2 (BASE-VERSION-7.2) -> build/src-7.2;
-# build deps
+# trixie-backports' linux-source-7.3 (BASE-VERSION-7.3) -> build/src-7.3 at
+# tag 'base'; build deps
 fetch:
 	$(call each,scripts/fetch-base.sh)
 
-# re-apply each series onto its base in build/src-7.3, build/src-7.2
-# (refuses to lose work)
+# re-apply the series onto its base in build/src-7.3 (refuses to lose work)
 apply:
 	$(call each,scripts/apply.sh)
 
 # apply only if patches-7.3/ changed since the last apply/export; build only
-# if build/src-7.3 changed since the last build (and the same for 7.2)
+# if build/src-7.3 changed since the last build
 build:
 	$(call each,scripts/apply.sh --if-needed)
 	$(call each,scripts/build-perf.sh)
 
 # perf, its scripts, tips.txt and man pages under $(PREFIX) (and $(DESTDIR)),
-# with perf's own install targets (scripts/install.sh): the 7.3 series', or
-# the first base SERIES names
+# with perf's own install targets (scripts/install.sh): the 7.3 series'
 install:
 	SERIES=$(firstword $(SERIES)) PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" scripts/install.sh
 
-# write build/src-7.3's commits base..HEAD back into patches-7.3/ (and
-# build/src-7.2's into patches-7.2/)
+# write build/src-7.3's commits base..HEAD back into patches-7.3/
 export:
 	$(call each,scripts/export.sh)
 
-# 7.3's perf only (the primary series; the 7.2 one is the stable backport)
+# the 7.3 series' perf
 demo:
 	@$(MAKE) --no-print-directory build SERIES=7.3
 	PERF_BASE=7.3 scripts/demo.sh
 
-# the tests also need upstream perf 7.3 (Debian experimental's) and 7.2
-# (Debian sid's), to compare with and as the unpatched perfs of the 7.3
-# and 7.2 runs (tests/tools/upstream-perf.sh; UPSTREAM_PERF=7.2 for 7.2's)
+# the tests also need upstream perf 7.3 (trixie-backports' linux-perf), to
+# compare with (tests/tools/upstream-perf.sh)
 check: build
 	@tests/tools/upstream-perf.sh --setup > build/upstream-setup.log 2>&1 || \
 		echo "make check: no upstream perf 7.3 to compare with: $$(tail -n 1 build/upstream-setup.log)"
-	@UPSTREAM_PERF=7.2 tests/tools/upstream-perf.sh --setup > build/upstream-7.2-setup.log 2>&1 || \
-		echo "make check: no upstream perf 7.2 to compare with: $$(tail -n 1 build/upstream-7.2-setup.log)"
 	tests/run.sh
 
 check-series:
@@ -92,15 +81,14 @@ bench: build
 	tests/bench/run.sh
 	tests/bench/targets.sh --instructions
 
-# build outputs; keeps build/src-7.3 and build/src-7.2 (the series'
-# commits) and build/wt (worktrees)
+# build outputs; keeps build/src-7.3 (the series' commits) and build/wt
+# (worktrees)
 clean:
-	[ ! -d build ] || find build -mindepth 1 -maxdepth 1 ! -name src-7.3 ! -name src-7.2 \
-		! -name wt ! -name applied-7.3.state ! -name applied-7.2.state -exec rm -rf {} +
+	[ ! -d build ] || find build -mindepth 1 -maxdepth 1 ! -name src-7.3 \
+		! -name wt ! -name applied-7.3.state -exec rm -rf {} +
 	[ ! -d build/src-7.3 ] || git -C build/src-7.3 worktree prune
-	[ ! -d build/src-7.2 ] || git -C build/src-7.2 worktree prune
 
-# everything, build/src-7.3 and build/src-7.2 included: 'make export' first
+# everything, build/src-7.3 included: 'make export' first
 distclean:
 	rm -rf build
 

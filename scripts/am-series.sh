@@ -3,7 +3,7 @@
 # without touching any existing work tree: 'git am' runs in a scratch
 # worktree of build/src-7.3 that is removed afterwards (the commits stay in
 # build/src-7.3's object store).  Used by apply.sh and check-series.sh.
-# SERIES=7.2: patches-7.2/series onto build/src-7.2 (scripts/series.sh).
+# (The paths are scripts/series.sh's.)
 #
 # The committer date is the author date, so the same patches give the same
 # commits (and perf version string) on every machine and every run.

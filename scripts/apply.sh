@@ -1,7 +1,6 @@
 #!/bin/bash
 # apply.sh - put patches-7.3/series onto the base in build/src-7.3 as commits
-# (git am) on branch 'series'; SERIES=7.2: patches-7.2/series onto
-# build/src-7.2 (scripts/series.sh).
+# (git am) on branch 'series' (the paths are scripts/series.sh's).
 #
 #   scripts/apply.sh              apply now (make apply)
 #   scripts/apply.sh --if-needed  only if patches-7.3/ changed since the last
@@ -9,7 +8,7 @@
 #   scripts/apply.sh --record     note that build/src-7.3 and patches-7.3/ agree
 #                                 (export.sh calls this)
 #
-# build/applied-7.3.state (build/applied-7.2.state) holds the hash of
+# build/applied-7.3.state holds the hash of
 # patches-7.3/*, the commit build/src-7.3 was left at by the last apply or export,
 # and its notes ref (the notes
 # below each patch's '---' are git notes in build/src-7.3: am-series.sh --notes

@@ -1,7 +1,6 @@
 #!/bin/bash
 # build-base-perf.sh - build perf 7.3 WITHOUT the series (the tag 'base')
-# into build/perf-7.3-base; SERIES=7.2: perf 7.2 without its series into
-# build/perf-7.2-base (scripts/series.sh).
+# into build/perf-7.3-base (scripts/series.sh).
 #
 # Unpatched perf 7.3 is what the peer suite (tests/peer/run.sh) compares
 # the 7.3 series with (make peer builds it).

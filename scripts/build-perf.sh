@@ -1,9 +1,7 @@
 #!/bin/bash
 # build-perf.sh - build the perf of a base and its series, if its sources
-# changed: build/src-7.3 into build/perf-7.3/perf (SERIES=7.3, the
-# default), or
-# build/src-7.2 into build/perf-7.2/perf (SERIES=7.2), with that base's
-# make arguments (scripts/series.sh); what 'make' runs after apply.sh.
+# changed: build/src-7.3 into build/perf-7.3/perf, with that base's make
+# arguments (scripts/series.sh); what 'make' runs after apply.sh.
 #
 #   scripts/build-perf.sh [ARGS]   scripts/build.sh --if-changed [ARGS]
 set -eu

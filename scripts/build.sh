@@ -5,7 +5,7 @@
 # /usr/bin/python3, never a pyenv or virtualenv one: PATH is reset below)
 # must be on, or the build fails (libpython not if ARGS has NO_LIBPYTHON=1,
 # as the AFL build does, libunwind not with NO_LIBUNWIND=1, as the i386 build
-# of perf 7.2 does); Perl, BPF, LLVM, capstone and JVMTI are off.
+# does); Perl, BPF, LLVM, capstone and JVMTI are off.
 # The prefix is /usr/local: perf looks for its scripts (perf script
 # report) and tips.txt under the prefix it was built with, so 'make install'
 # installs build/perf/perf as it is, and builds another perf for another
@@ -123,7 +123,7 @@ make -s -C "$src/tools/perf" O="$O" JOBS="${JOBS:-$(nproc)}" "${flags[@]}" \
 opts=$(${PERF_DEFER_EXEC:-} "$O/perf" version --build-options)
 # perf 6.12 reports libdw as "dwarf"; NO_LIBPYTHON=1 in ARGS (the AFL
 # build of scripts/fuzz.sh) turns Python off, NO_LIBUNWIND=1 libunwind (the
-# i386 build of perf 7.2, tests/e2e/m32-build.sh)
+# i386 build, tests/e2e/m32-build.sh)
 libs="libelf dwarf libtraceevent zlib libunwind libpython"
 case " $* " in *" NO_LIBPYTHON=1 "*) libs=${libs% libpython} ;; esac
 case " $* " in *" NO_LIBUNWIND=1 "*) libs=${libs/ libunwind/} ;; esac

@@ -2,7 +2,7 @@
 # check-asan.sh - 'make check-asan': build the perf of the 7.3 series
 # (build/src-7.3) with AddressSanitizer and UndefinedBehaviorSanitizer into
 # build/perf-asan and run the e2e tests of tests/run.sh's primary run with
-# it (PERF=build/perf-asan/perf, TEST_BASES=7.3).
+# it (PERF=build/perf-asan/perf).
 #
 # A test fails if it fails, or if perf (or anything it runs) wrote a
 # sanitizer report: ASan reports go to files (ASAN_OPTIONS log_path) under
@@ -68,12 +68,12 @@ rm -rf "$log"
 mkdir -p "$log"
 skips=
 for n in "${!SKIP[@]}"; do skips+="$n=not run under the sanitizers: ${SKIP[$n]}"$'\n'; done
-# (the 7.3 series' tests only: the ASan perf is 7.3's; no series checks:
-# they build their own perfs; no comparison with upstream perf's outputs:
-# make check compares them, here they would only cost time)
+# (no series checks: they build their own perfs; no comparison with
+# upstream perf's outputs: make check compares them, here they would only
+# cost time)
 # (the runner's lines as they come, its summary with the phase's time)
 set -o pipefail
-PERF=$O/perf PERF_DEFER_SANITIZER=1 PERF_DEFER_NO_UPSTREAM=1 TEST_BASES=7.3 TEST_SERIES=0 TEST_LOG_DIR=$log \
+PERF=$O/perf PERF_DEFER_SANITIZER=1 PERF_DEFER_NO_UPSTREAM=1 TEST_SERIES=0 TEST_LOG_DIR=$log \
 	TEST_SKIP=$skips "$top/tests/run.sh" "$pat" 2>&1 | {
 	prev=
 	while IFS= read -r line; do

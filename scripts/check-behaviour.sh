@@ -35,13 +35,13 @@
 #     from one prefix to the next (a lost user stack is fewer frames),
 #     but for one frame per deferred sample without a user part ('without
 #     user callchain' in --stats, or the warning at the end of perf
-#     script): where the base shows its cookie as a frame (upstream perf
-#     7.2), the series shows its kernel part only;
+#     script): where the base shows its cookie as a frame (upstream
+#     perf), the series shows its kernel part only;
 #   - once 'perf report --stats' works, 'perf inject -o X' exits 0 and X
 #     has the same number of samples, and (once the prefix parses record 22,
 #     i.e. counts CALLCHAIN_DEFERRED records) the same number of them;
 #     where the base itself counts them and its perf inject loses some
-#     (upstream perf 7.2 drops every one: the 7.2 series fixes that), a
+#     (upstream perf drops every one: the series fixes that), a
 #     prefix's perf inject keeps at least as many as the prefix before.
 # Each measurement takes well under a second (the fixtures are small).
 set -u
@@ -177,7 +177,7 @@ for f in $fixtures; do
 		cur=$(get $c $f.$k)
 		[ -n "$cur" ] || continue
 		# a deferred sample whose record never came: a perf that shows
-		# its cookie as a frame (upstream 7.2) has one frame more for it
+		# its cookie as a frame (upstream perf) has one frame more for it
 		# than one that shows its kernel part only (--stats counts them);
 		# so has 'perf script -F tid,time' of a pipe, which shows the
 		# callchains whatever the fields asked

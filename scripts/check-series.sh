@@ -8,9 +8,9 @@
 #     include/ and Documentation/;
 #  3. base + patches 1..k builds on its own, with -Werror (bisectability);
 #  4. base + patches 1..k behaves (scripts/check-behaviour.sh: perf script,
-#     report --stats and inject on four perf 7.2 recordings; nothing that
-#     worked before stops working or fails differently from the base, no
-#     sample, frame or record is lost): one more line per patch,
+#     report --stats and inject on four recordings made by perf 7.2;
+#     nothing that worked before stops working or fails differently from
+#     the base, no sample, frame or record is lost): one more line per patch,
 #     "check-series-7.3: NNNN-...: behaviour".
 # And patches-7.3/0000-cover-letter.patch, when there is one, is what
 # scripts/export.sh makes of patches-7.3/cover-letter.txt and the series.
@@ -38,9 +38,7 @@
 # source tree was built before with the same build script and flags
 # (build/built-trees, which scripts/build.sh appends to).
 #
-# SERIES=7.2 checks patches-7.2/ on build/src-7.2 (scripts/series.sh) in
-# build/check-series-7.2, its result lines named "check-series-7.2: ...";
-# its prefixes behave as unpatched perf 7.2 does, or better.
+# (The paths and names are scripts/series.sh's.)
 #
 # Usage: scripts/check-series.sh [--no-build | --patches-only] [--results FILE]
 #                                [--logdir DIR]

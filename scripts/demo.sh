@@ -15,7 +15,7 @@
 # come with the fixture (tests/lib.sh symroot).
 #
 # The perf is that of the 7.3 series (build/perf-7.3/perf; make demo sets
-# PERF_BASE=7.3), PERF_BASE=7.2 for the 7.2 stable series' (tests/lib.sh).
+# PERF_BASE=7.3; tests/lib.sh).
 #
 # Usage: scripts/demo.sh [RECORDING [START,END]]
 set -eu

@@ -2,8 +2,8 @@
 # export.sh - write build/src-7.3's commits base..HEAD into patches-7.3/ as a
 # git format-patch series plus patches-7.3/series.  File names are stable
 # (NNNN-subject.patch) and the version footer and index hashes' churn is
-# stripped, so exporting an unchanged series changes nothing.  SERIES=7.2:
-# build/src-7.2 into patches-7.2/ (scripts/series.sh).
+# stripped, so exporting an unchanged series changes nothing (the paths
+# are scripts/series.sh's).
 #
 # Each commit's git note (refs/notes/commits: checkpatch exceptions, the
 # patch's changelog) goes below its '---' line ('git format-patch
@@ -119,7 +119,7 @@ format() {
 	fi
 }
 
-# A series split into submissions (patches-7.2/: one folder each, with its
+# A series split into submissions (patches-7.3/: one folder each, with its
 # own cover-letter.txt and series, and the top series naming DIR/PATCH in
 # the order they apply): each commit goes where its patch was, a new one
 # where the one before it is.

@@ -1,15 +1,14 @@
 #!/bin/bash
 # fetch-base.sh - fetch Debian's linux-source package of a base and lay the
-# perf part out as a git repository, tagged 'base': Debian experimental's
-# linux-source-7.3 into build/src-7.3 (SERIES=7.3, the default), or Debian
-# sid's linux-source-7.2 into build/src-7.2 (SERIES=7.2; scripts/series.sh).
+# perf part out as a git repository, tagged 'base': Debian trixie-backports'
+# linux-source-7.3 into build/src-7.3 (SERIES=7.3; scripts/series.sh).
 #
 # The .deb is kept in $PERF_DEFER_CACHE (default /var/cache/perf-defer) so
 # that reruns and CI on the same machine do not download it again.  The exact
-# package version is pinned in BASE-VERSION-7.3 (BASE-VERSION-7.2); if the
-# mirror no longer has it, the newest of that series is taken and a warning
-# says so.  Both come through a private apt configuration listing sid and
-# experimental (scripts/debian-apt.sh: its own sources.list, lists and cache
+# package version is pinned in BASE-VERSION-7.3; if the mirror no longer
+# has it, the newest of that series is taken and a warning says so.  It
+# comes through a private apt configuration listing trixie and
+# trixie-backports (scripts/debian-apt.sh: its own sources.list, lists and cache
 # in $PERF_DEFER_CACHE/debian-apt; the host's apt setup is not touched; the
 # mirror is the host's: scripts/debian-mirror.sh, $PERF_DEFER_MIRROR to
 # override it).

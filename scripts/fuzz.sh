@@ -27,7 +27,7 @@
 # Targets: instance 1 runs `perf script -i FILE` (merged callchains),
 # instance 2 (-j 2) `perf script --no-merge-callchains -i FILE`, instance 3
 # (-j 3) `perf report --stats -i FILE`.
-# Seeds: file mode, the real 7.2 recordings of tests/fixtures/real-7.2
+# Seeds: file mode, the real recordings of tests/fixtures/real-7.2
 # (st_defer, mt_defer, mt_perthread_defer, mt_2ev_cpu_defer,
 # syswide_defer, st_userchains_defer, mixed_defer, st_defer_zstd,
 # st_nodefer, taskclock_defer) cut to their side-band events and first 16

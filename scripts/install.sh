@@ -7,18 +7,16 @@
 # asciidoc and xmlto (share/man/man1); and perf.data-file-format.txt,
 # which perf renders into no man page, in share/doc/perf-doc.
 #
-#   make install [PREFIX=/usr/local] [DESTDIR=DIR] [SERIES=7.2]
+#   make install [PREFIX=/usr/local] [DESTDIR=DIR]
 #
-# The perf of the 7.3 series (SERIES=7.3, the default), or of the 7.2
-# stable one.
+# The perf of the 7.3 series (SERIES=7.3, the default and only one).
 # perf finds its scripts and tips.txt under the prefix it was built with:
 # for PREFIX=/usr/local (the default) the series' perf that the tests run
-# (build/perf-7.3/perf, build/perf-7.2/perf) is installed as it is; for
-# another PREFIX perf is built again into build/install-7.3 or
-# build/install-7.2
-# (mostly from ccache).  DESTDIR is prepended to every path
-# written and changes nothing in the files (for packaging: a perf installed
-# with DESTDIR looks for its files under PREFIX).
+# (build/perf-7.3/perf) is installed as it is; for another PREFIX perf is
+# built again into build/install-7.3 (mostly from ccache).  DESTDIR is
+# prepended to every path written and changes nothing in the files (for
+# packaging: a perf installed with DESTDIR looks for its files under
+# PREFIX).
 set -eu
 export SERIES=${SERIES:-7.3}
 top=$(cd "$(dirname "$0")/.." && pwd)

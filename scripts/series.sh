@@ -1,19 +1,16 @@
 # series.sh - sourced (not run) by the scripts that work on a base and its
 # series: which one, from $SERIES.
 #
-#   SERIES=7.3 (the default: the primary series)
+#   SERIES=7.3 (the default and the only one)
 #                  BASE-VERSION-7.3   patches-7.3/  build/src-7.3
 #                  build/perf-7.3/perf  build/perf-7.3-base/perf
-#   SERIES=7.2 (the stable backport, frozen)
-#                  BASE-VERSION-7.2   patches-7.2/  build/src-7.2
-#                  build/perf-7.2/perf  build/perf-7.2-base/perf
 #
 # Sets (paths absolute, under $top, which the script sets first):
-#   SER            7.3 or 7.2
+#   SER            7.3
 #   SER_PKG        the Debian source package (linux-source-7.3)
 #   SER_VERSION    the file that pins its version (BASE-VERSION-7.3)
-#                  (both come through the private sid and experimental
-#                  apt configuration of scripts/debian-apt.sh)
+#                  (from trixie-backports, through the private apt
+#                  configuration of scripts/debian-apt.sh)
 #   SER_SRC        the applied work tree (git, tag 'base')
 #   SER_PATCHES    the series directory (series, NNNN-*.patch, cover letter)
 #   SER_STATE      what apply.sh recorded of the last apply or export
@@ -35,19 +32,8 @@ case ${SERIES:-7.3} in
 	SER_CHECK=$top/build/check-series-7.3 SER_NAME=check-series-7.3 SER_LOG=check-series-7.3
 	SER_BUILD_ARGS=(LIBUNWIND=1)
 	SER_ARM64_TOOLS=arch/arm64/tools ;;
-7.2)
-	SER=7.2 SER_PKG=linux-source-7.2 SER_VERSION=$top/BASE-VERSION-7.2
-	SER_SRC=$top/build/src-7.2 SER_PATCHES=$top/patches-7.2 SER_STATE=$top/build/applied-7.2.state
-	SER_PERF_O=$top/build/perf-7.2 SER_BASE_O=$top/build/perf-7.2-base
-	SER_CHECK=$top/build/check-series-7.2 SER_NAME=check-series-7.2 SER_LOG=check-series-7.2
-	# libunwind is off by default since perf 6.13 (libdw unwinds): on,
-	# as in the 7.3 build, so both perfs have the same unwinders and
-	# build.sh's list of required libraries holds for both
-	SER_BUILD_ARGS=(LIBUNWIND=1)
-	# 7.2 generates more than the sysregs from it (cpucaps, hwcaps)
-	SER_ARM64_TOOLS=arch/arm64/tools ;;
 *)
-	echo "${0##*/}: SERIES=${SERIES:-} is not a base this repository has (7.3 or 7.2)" >&2
+	echo "${0##*/}: SERIES=${SERIES:-} is not a base this repository has (7.3)" >&2
 	exit 2 ;;
 esac
 # the names relative to the top, for messages

@@ -5,30 +5,22 @@
 # What it prints goes to build/test-logs/NAME.log; the runner shows the
 # last lines of a failing test.
 #
-# Two bases: tests/run.sh runs every test with the perf of the 7.3 series
-# (the primary one), and those listed in tests/e2e-7.2.txt once more with
-# the perf of the 7.2 stable series (log NAME-7.2.log).  A test reads
-# which one it runs with from
-#   PERF_BASE   7.3 (build/perf-7.3/perf, the default) or 7.2
-#               (build/perf-7.2/perf): where an expected value differs
-#               between the bases, [ "$PERF_BASE" = 7.2 ] chooses
-#   PERF_SRC    that base's applied source tree (build/src-7.3,
-#               build/src-7.2: tools/perf/tests/shell, the scripts of perf
-#               script)
+# tests/run.sh runs every test with the perf of the 7.3 series.  A test
+# reads which base it runs with from
+#   PERF_BASE   7.3 (build/perf-7.3/perf, the default and only base)
+#   PERF_SRC    that base's applied source tree (build/src-7.3:
+#               tools/perf/tests/shell, the scripts of perf script)
 # Upstream perf (tests/tools/upstream-perf.sh), where a test compares with
 # it or uses it as the perf without the series, is that of the same base:
-# Debian experimental's 7.3 by default, sid's 7.2 (UPSTREAM_PERF=7.2, set
-# here) in the 7.2 run; UPV says which, for messages.
+# Debian trixie-backports' linux-perf 7.3; UPV says which, for messages.
 set -eu
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PERF_BASE=${PERF_BASE:-7.3}
 case $PERF_BASE in
 7.3) PERF=${PERF:-$TOP/build/perf-7.3/perf} PERF_SRC=${PERF_SRC:-$TOP/build/src-7.3} ;;
-7.2) PERF=${PERF:-$TOP/build/perf-7.2/perf} PERF_SRC=${PERF_SRC:-$TOP/build/src-7.2}
-     export UPSTREAM_PERF=7.2 ;;
-*) echo "tests/lib.sh: PERF_BASE=$PERF_BASE: 7.3 or 7.2" >&2; exit 2 ;;
+*) echo "tests/lib.sh: PERF_BASE=$PERF_BASE: the only base is 7.3" >&2; exit 2 ;;
 esac
-UPV=${UPSTREAM_PERF:-7.3}
+UPV=7.3
 FIX=$TOP/tests/fixtures/real-7.2
 TMPD=$(mktemp -d "${TMPDIR:-/tmp}/perf-defer-test.XXXXXX")
 trap 'rm -rf "$TMPD"' EXIT
@@ -70,7 +62,7 @@ symroot() {
 
 # upstream NAME KIND: upstream perf 7.2's output for recording NAME, stored
 # (tests/fixtures/real-7.2/upstream-7.2): the reference for what these
-# recordings hold, for both bases
+# recordings hold
 upstream() {
 	local f=$FIX/upstream-7.2/$1.$2.txt
 	if [ -f "$f.xz" ]; then xz -dc "$f.xz"; else cat "$f"; fi
@@ -90,7 +82,7 @@ no_sanitizer_report() {
 }
 
 # out_of_order FILE: how many samples a tool said it showed out of time
-# order (its warnings at the end, in this capture of its stderr: the 7.2
+# order (its warnings at the end, in this capture of its stderr: the
 # series says apart those taken in execve); 0 if none
 out_of_order() {
 	sed -n 's/^\([0-9]*\) samples with a deferred user callchain were shown out of time.*$/\1/p' "$1" |

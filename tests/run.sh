@@ -1,30 +1,24 @@
 #!/bin/bash
 # run.sh - run every test: the repository's end-to-end tests (tests/e2e),
-# the perf test cases the series add (tests/perf-tests-7.3.txt,
-# tests/perf-tests-7.2.txt) and the series checks (scripts/check-series.sh:
-# one line per patch).  One line per test, then "N passed, N failed, N
-# skipped".  Exit status 1 if anything failed.
+# the perf test cases the series adds (tests/perf-tests-7.3.txt) and the
+# series checks (scripts/check-series.sh: one line per patch).  One line
+# per test, then "N passed, N failed, N skipped".  Exit status 1 if
+# anything failed.
 #
-# Two bases: every e2e test runs with the perf of the 7.3 series, the
-# primary one (build/perf-7.3/perf, PERF_BASE=7.3, PERF_SRC=build/src-7.3:
-# line "NAME"), and those listed in tests/e2e-7.2.txt once more with the
-# perf of the 7.2 stable series (build/perf-7.2/perf, PERF_BASE=7.2: line
-# "NAME [7.2]"); nothing is printed for the e2e tests not listed there.
-# The perf test cases: "perf test: NAME" (tests/perf-tests-7.3.txt) and
-# "perf test [7.2]: NAME" (tests/perf-tests-7.2.txt); the series checks:
-# "check-series-7.3: ..." and "check-series-7.2: ...".
+# Every e2e test runs with the perf of the 7.3 series (build/perf-7.3/perf,
+# PERF_BASE=7.3, PERF_SRC=build/src-7.3): line "NAME".  The perf test
+# cases: "perf test: NAME"; the series checks: "check-series-7.3: ...".
 #
 # Tests run TEST_JOBS at a time (default: the number of processors), each
 # one's line printed when it ends; the longest first, by the times of the
 # last run (build/test-logs/durations) or, in a new clone, those of
 # tests/durations.txt.  The tests share nothing they
 # write but through locks (tests/lib.sh symroot, the stackvis install, the
-# realkernel harness, the sid root, each series' check directory).
+# realkernel harness, the upstream perf root, the series' check directory).
 #
 # Usage: tests/run.sh [PATTERN]   (only tests whose name contains PATTERN)
 # Environment:
-#   PERF, PERF72    other perf binaries for the two bases (7.3, 7.2)
-#   TEST_BASES      7.3 or 7.2: one base's tests only (default "7.3 7.2")
+#   PERF            another perf binary
 #   TEST_JOBS       how many tests at a time
 #   TEST_LOG_DIR    where the logs go (default build/test-logs)
 #   TEST_SERIES     which series checks: "patches" (the default: the
@@ -40,13 +34,10 @@
 set -u
 TOP=$(cd "$(dirname "$0")/.." && pwd)
 PERF=${PERF:-$TOP/build/perf-7.3/perf}
-PERF72=${PERF72:-$TOP/build/perf-7.2/perf}
 LOG=${TEST_LOG_DIR:-$TOP/build/test-logs}
 mkdir -p "$LOG"
 pat=${1:-}
 pass=0 failn=0 skipn=0
-bases=" ${TEST_BASES:-7.3 7.2} "
-on() { [[ "$bases" == *" $1 "* ]]; }
 njobs=${TEST_JOBS:-$(nproc)}
 san=${PERF_DEFER_SANITIZER:-}
 declare -A skipwhy=()
@@ -73,33 +64,27 @@ slug() { echo "$1" | tr -c 'A-Za-z0-9\n' '_'; }
 jobs=()
 want() { [ -z "$pat" ] || [[ "$1" == *"$pat"* ]]; }
 # 1. perf test cases added by the series, selected by name
-add_perf_tests() { # list perf srcdir label logsuffix
+add_perf_tests() { # list perf srcdir
 	local t name
 	while IFS= read -r t; do
-		name="perf test$4: $t"
+		name="perf test: $t"
 		want "$name" || continue
-		jobs+=("perftest	$name	$LOG/perftest-$(slug "$t")$5.log	$t	$2	$3")
+		jobs+=("perftest	$name	$LOG/perftest-$(slug "$t").log	$t	$2	$3")
 	done < <(names "$1")
 }
-on 7.3 && add_perf_tests "$TOP/tests/perf-tests-7.3.txt" "$PERF" "$TOP/build/src-7.3" "" ""
-on 7.2 && add_perf_tests "$TOP/tests/perf-tests-7.2.txt" "$PERF72" "$TOP/build/src-7.2" " [7.2]" -7.2
-# 2. end-to-end tests: with the 7.3 perf, and with the 7.2 perf when
-# tests/e2e-7.2.txt lists them
-e2e72=" $(names "$TOP/tests/e2e-7.2.txt" | tr '\n' ' ') "
+add_perf_tests "$TOP/tests/perf-tests-7.3.txt" "$PERF" "$TOP/build/src-7.3"
+# 2. end-to-end tests, with the 7.3 perf
 for t in "$TOP"/tests/e2e/*.sh; do
 	[ -e "$t" ] || continue
 	name=$(basename "$t" .sh)
-	on 7.3 && want "$name" && jobs+=("e2e	$name	$LOG/$name.log	$t	$PERF	7.3")
-	on 7.2 && [[ "$e2e72" == *" $name "* ]] && want "$name [7.2]" &&
-		jobs+=("e2e	$name [7.2]	$LOG/$name-7.2.log	$t	$PERF72	7.2")
+	want "$name" && jobs+=("e2e	$name	$LOG/$name.log	$t	$PERF	7.3")
 done
 # 3. the series checks: one line per patch (applies, checkpatch; with
 # TEST_SERIES=full also builds on its own, and a line more: behaves); see
 # scripts/check-series.sh (names: "check-series-7.3:
 # patches-7.3/series", "check-series-7.3: cover letter",
 # "check-series-7.3: NNNN-subject" and "check-series-7.3: NNNN-subject:
-# behaviour"; for 7.2 "check-series-7.2: ...").  One job each, its lines
-# printed when it ends.
+# behaviour").  One job, its lines printed when it ends.
 add_series() { # SERIES prefix patchdir
 	local names
 	names=$(printf '%s: %s/series\n%s: cover letter\n' "$2" "$3" "$2"
@@ -116,8 +101,7 @@ full) series_opt= ;;
 *) echo "run.sh: TEST_SERIES=$series_mode: patches, full or 0" >&2; exit 2 ;;
 esac
 if [ "$series_mode" != 0 ]; then
-	on 7.3 && add_series 7.3 check-series-7.3 patches-7.3
-	on 7.2 && add_series 7.2 check-series-7.2 patches-7.2
+	add_series 7.3 check-series-7.3 patches-7.3
 fi
 
 # longest first: by the last run's times, else by tests/durations.txt (a
@@ -146,8 +130,8 @@ trap 'rm -rf "$st"' EXIT
 run_job() { # index
 	local kind name log a b c rc=0 sd=
 	IFS=$'\t' read -r kind name log a b c <<< "${jobs[$1]}"
-	if [ -n "${skipwhy[${name% \[7.2\]}]:-}" ]; then
-		echo "SKIP: ${skipwhy[${name% \[7.2\]}]}" > "$log"
+	if [ -n "${skipwhy[$name]:-}" ]; then
+		echo "SKIP: ${skipwhy[$name]}" > "$log"
 		echo 77 > "$st/$1"
 		return
 	fi

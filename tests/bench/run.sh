@@ -11,9 +11,7 @@
 # ordinary full callchains), and perf report --stats on the deferred and the
 # floor file, for our perf ($PERF, default build/perf-7.3/perf: perf 7.3
 # with the 7.3 series) and for upstream perf (tests/tools/upstream-perf.sh:
-# Debian experimental's linux-perf 7.3) on the same files, and, when it is
-# built, for perf 7.2 with our 7.2 stable series ($PERF72, default
-# build/perf-7.2/perf; --no-72 leaves it out).
+# Debian trixie-backports' linux-perf 7.3) on the same files.
 # Two off-CPU files (gen_perfdata.py --blocked: 1000 threads that each take
 # one sample early and get their record only at the very end, across 1M and
 # 10M sample/record pairs of another thread; no floor file) get perf script
@@ -26,7 +24,7 @@
 # is above it (the tools, the files, the dated measurements) is kept.
 #
 # Usage: tests/bench/run.sh [--full] [--reps N] [--cells REGEX] [--no-upstream]
-#                           [--no-72] [--timeout SEC] [--big-timeout SEC] [--out FILE]
+#                           [--timeout SEC] [--big-timeout SEC] [--out FILE]
 #                           [--table-only]
 #   default matrix: 5 files, 1k..1M samples, 1..32k threads (runs per
 #                   variant: 7 for the 1k and 10k files, 2 for the 1M one, 3
@@ -54,19 +52,17 @@
 set -u
 TOP=$(cd "$(dirname "$0")/../.." && pwd)
 PERF=${PERF:-$TOP/build/perf-7.3/perf}
-PERF72=${PERF72:-$TOP/build/perf-7.2/perf}
 UP=$TOP/tests/tools/upstream-perf.sh
 GEN=$TOP/tests/tools/gen_perfdata.py
 OUT=$TOP/docs/bench.md
 DATA=$TOP/build/bench/data
-REPS= FULL=0 CELLS=. UPSTREAM=1 WITH72=1 TIMEOUT=600 BIG_TIMEOUT=300 TABLE_ONLY=0
+REPS= FULL=0 CELLS=. UPSTREAM=1 TIMEOUT=600 BIG_TIMEOUT=300 TABLE_ONLY=0
 while [ $# -gt 0 ]; do
 	case $1 in
 	--full) FULL=1 ;;
 	--reps) REPS=$2; shift ;;
 	--cells) CELLS=$2; shift ;;
 	--no-upstream) UPSTREAM=0 ;;
-	--no-72) WITH72=0 ;;
 	--timeout) TIMEOUT=$2; shift ;;
 	--big-timeout) BIG_TIMEOUT=$2; shift ;;
 	--out) OUT=$2; shift ;;
@@ -91,9 +87,8 @@ write_out() { # MARKDOWN: $OUT's part above the marker, then MARKDOWN
 if [ $TABLE_ONLY = 1 ]; then  # again from build/bench/*.txt of the last run
 	B=$TOP/build/bench
 	[ -s "$B/results.txt" ] || { echo "no $B/results.txt: run the benchmark first" >&2; exit 1; }
-	{ read -r elapsed BENCH_LOAD; read -r om; read -r ourver; read -r upver
-	  read -r BENCH_P72_VERSION || BENCH_P72_VERSION=n/a; } < "$B/run-info.txt"
-	export BENCH_LOAD BENCH_P72_VERSION
+	{ read -r elapsed BENCH_LOAD; read -r om; read -r ourver; read -r upver; } < "$B/run-info.txt"
+	export BENCH_LOAD
 	python3 "$TOP/tests/bench/table.py" "$B/results.txt" "$B/cells.txt" "$B/data" "$elapsed" \
 		"${REPS:--}" "$ourver" "$upver" "$om" "$B" > "$B/table.md" &&
 		write_out "$B/table.md" && cat "$OUT" && echo "written: $OUT"
@@ -118,12 +113,6 @@ ours_merge=0
 "$PERF" script -h 2>&1 | grep -q -- '--merge-callchains' && ours_merge=1
 ours_report_merge=0
 "$PERF" report -h 2>&1 | grep -q -- '--merge-callchains' && ours_report_merge=1
-p72=0
-if [ $WITH72 = 1 ]; then
-	if [ -x "$PERF72" ]; then p72=1
-	else echo "perf 7.2 with the 7.2 series not built ($PERF72): its columns are n/a" >&2
-	fi
-fi
 up=0
 if [ $UPSTREAM = 1 ]; then
 	if "$UP" --setup 2> "$WORK/up.err"; then up=1
@@ -213,10 +202,9 @@ cells | grep -E "^[^ ]*($CELLS)" | while read -r name reps args; do
 	# machine hits all of them alike; a variant that timed out or failed is
 	# not run again
 	tags=() cmds=()
-	for who in ours p72 up; do
+	for who in ours up; do
 		case $who in
 		ours) P=$PERF m=$ours_merge rm=$ours_report_merge ;;
-		p72) [ $p72 = 1 ] || continue; P=$PERF72 m=1 rm=0 ;;
 		up) [ $up = 1 ] || continue; P=$UP m=1 rm=0 ;;
 		esac
 		if [ $offcpu = 1 ]; then
@@ -259,11 +247,10 @@ cells | grep -E "^[^ ]*($CELLS)" | while read -r name reps args; do
 	# timed merged run finished)
 	if [ $offcpu = 1 ]; then
 		tids=$(python3 -c 'import json,sys; b=json.load(open(sys.argv[1]))["scenarios"]["blocked"]; print(",".join(str(t) for t in range(b["first_tid"], b["last_tid"] + 1)))' "$j")
-		for who in ours p72 up; do
+		for who in ours up; do
 			[ $who = up ] && [ $up = 0 ] && continue
-			[ $who = p72 ] && [ $p72 = 0 ] && continue
 			grep -q "^$name $who script merged [0-9]" "$WORK/res" || continue
-			case $who in ours) P=$PERF ;; p72) P=$PERF72 ;; up) P=$UP ;; esac
+			case $who in ours) P=$PERF ;; up) P=$UP ;; esac
 			to=$TIMEOUT
 			[ "$name $who" = "offcpu-10M up" ] && to=$BIG_TIMEOUT
 			echo "  $name $who: counting the blocked samples with a user part (untimed)"
@@ -291,14 +278,12 @@ mkdir -p "$(dirname "$OUT")"
 upver=n/a
 [ $up = 1 ] && upver=$("$UP" version 2> /dev/null)
 ourver=$("$PERF" version 2> /dev/null)
-p72ver=n/a
-[ $p72 = 1 ] && p72ver=$("$PERF72" version 2> /dev/null)
 cp "$WORK/res" "$TOP/build/bench/results.txt"
 cp "$WORK/cells" "$TOP/build/bench/cells.txt"
 cp "$WORK/checks" "$TOP/build/bench/checks.txt"
-printf '%s %s\n%s\n%s\n%s\n%s\n' "$elapsed" "$BENCH_LOAD" "$ours_merge" "$ourver" "$upver" \
-	"$p72ver" > "$TOP/build/bench/run-info.txt"
-BENCH_P72_VERSION=$p72ver python3 "$TOP/tests/bench/table.py" "$WORK/res" "$WORK/cells" "$DATA" \
+printf '%s %s\n%s\n%s\n%s\n' "$elapsed" "$BENCH_LOAD" "$ours_merge" "$ourver" "$upver" \
+	> "$TOP/build/bench/run-info.txt"
+python3 "$TOP/tests/bench/table.py" "$WORK/res" "$WORK/cells" "$DATA" \
 	"$elapsed" "${REPS:--}" "$ourver" "$upver" "$ours_merge" "$TOP/build/bench" > "$WORK/bench.md" || exit 1
 write_out "$WORK/bench.md" || exit 1
 echo

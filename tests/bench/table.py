@@ -3,8 +3,8 @@
 
 Usage: table.py RESULTS CELLS DATADIR ELAPSED REPS OURS-VERSION UP-VERSION OURS-MERGE [BENCHDIR]
 RESULTS lines, one per run: "CELL WHO CMD VARIANT WALL-SECONDS PEAK-RSS-KB"
-(WHO ours|p72|up: perf 7.3 + our 7.3 series, perf 7.2 + our 7.2 series, upstream; CMD script|report|stats, VARIANT merged|nomerge|floor; WALL may
-be timeout or error);
+(WHO ours|up: perf 7.3 + our 7.3 series, upstream; CMD script|report|stats,
+VARIANT merged|nomerge|floor; WALL may be timeout or error);
 CELLS lines: "CELL REPS GENERATOR-ARGS"; DATADIR holds CELL.json (generator
 summaries).  Cells named offcpu-* are the off-CPU files (no floor file).
 BENCHDIR (optional) holds checks.txt ("CELL WHO blocked-merged M N": M of
@@ -19,7 +19,6 @@ import time
 
 resf, cellsf, data, elapsed, reps, ours_ver, up_ver, ours_merge = sys.argv[1:9]
 benchdir = sys.argv[9] if len(sys.argv) > 9 else None
-p72_ver = os.environ.get("BENCH_P72_VERSION", "n/a")
 checks = {}
 if benchdir and os.path.exists(os.path.join(benchdir, "checks.txt")):
     for line in open(os.path.join(benchdir, "checks.txt")):
@@ -56,8 +55,6 @@ for k, v in runs.items():
     best = bad[0] if bad else "%.3f" % min(float(w) for w in walls)
     res[k] = (best, max(r for _, r in v))
 cells = [l.rstrip("\n").split(None, 2) for l in open(cellsf) if l.strip()]
-# perf 7.2 + our 7.2 series: its columns only when it was measured
-has72 = any(k[1] == "p72" for k in res)
 summ = {c[0]: json.load(open(os.path.join(data, c[0] + ".json"))) for c in cells}
 
 
@@ -105,10 +102,6 @@ L.append("Written by `tests/bench/run.sh` (`make bench`) on %s, %d s in all, on 
              time.strftime("%Y-%m-%d"), int(elapsed), os.cpu_count(), ours_ver,
              "yes" if ours_merge == "1" else "not yet, so our merged/unmerged columns are n/a",
              up_ver))
-if has72:
-    L.append("")
-    L.append("\"7.2 + series\": `%s`, Debian's perf 7.2.13 source (BASE-VERSION-7.2) with our "
-             "7.2 series (patches-7.2/), built like ours (`build/perf-7.2/perf`)." % p72_ver)
 L.append("")
 L.append("Load average (1/5/15 min) %s: the machine is shared, small differences are "
          "noise." % os.environ.get("BENCH_LOAD", "?"))
@@ -152,19 +145,11 @@ for n in names:
         t(n, "ours", "script", "floor")
     um, un, uf = t(n, "up", "script", "merged"), t(n, "up", "script", "nomerge"), \
         t(n, "up", "script", "floor")
-    r_ = [n, om, on, of, ratio(om, on), ratio(om, of), um, un, uf, ratio(um, un),
-          ratio(om, um)]
-    if has72:
-        pm, pn, pf = t(n, "p72", "script", "merged"), t(n, "p72", "script", "nomerge"), \
-            t(n, "p72", "script", "floor")
-        r_ += [pm, pn, pf, ratio(pm, pn), ratio(pm, pf), ratio(pm, um)]
-    rows.append(r_)
+    rows.append([n, om, on, of, ratio(om, on), ratio(om, of), um, un, uf, ratio(um, un),
+                 ratio(om, um)])
 L.append(table(["file", "ours merged", "ours no-merge", "ours floor", "ours merged / no-merge",
                 "ours merged / floor", "upstream merged", "upstream no-merge", "upstream floor",
-                "upstream merged / no-merge", "ours / upstream (merged)"] +
-               (["7.2 + series merged", "7.2 + series no-merge", "7.2 + series floor",
-                 "7.2 + series merged / no-merge", "7.2 + series merged / floor",
-                 "7.2 + series / upstream (merged)"] if has72 else []), rows))
+                "upstream merged / no-merge", "ours / upstream (merged)"], rows))
 L.append("")
 
 L.append("## perf report --stdio (seconds)")
@@ -174,16 +159,10 @@ for n in names:
     om, on, of = t(n, "ours", "report", "merged"), t(n, "ours", "report", "nomerge"), \
         t(n, "ours", "report", "floor")
     um, uf = t(n, "up", "report", "merged"), t(n, "up", "report", "floor")
-    r_ = [n, om, on, of, ratio(om, of), um, uf, ratio(um, uf), ratio(om, um)]
-    if has72:
-        pm, pf = t(n, "p72", "report", "merged"), t(n, "p72", "report", "floor")
-        r_ += [pm, pf, ratio(pm, pf), ratio(pm, um)]
-    rows.append(r_)
+    rows.append([n, om, on, of, ratio(om, of), um, uf, ratio(um, uf), ratio(om, um)])
 L.append(table(["file", "ours merged", "ours no-merge", "ours floor", "ours merged / floor",
                 "upstream merged", "upstream floor", "upstream merged / floor",
-                "ours / upstream (merged)"] +
-               (["7.2 + series merged", "7.2 + series floor", "7.2 + series merged / floor",
-                 "7.2 + series / upstream (merged)"] if has72 else []), rows))
+                "ours / upstream (merged)"], rows))
 L.append("")
 L.append("perf report has no --no-merge-callchains (upstream neither); there the floor "
          "file is the baseline.")
@@ -195,17 +174,11 @@ rows = []
 for n in names:
     om, of = t(n, "ours", "stats", "merged"), t(n, "ours", "stats", "floor")
     um, uf = t(n, "up", "stats", "merged"), t(n, "up", "stats", "floor")
-    r_ = [n, om, of, ratio(om, of), um, uf, ratio(um, uf), ratio(om, um),
-          mb(n, "ours", "stats", "merged"), mb(n, "ours", "stats", "floor")]
-    if has72:
-        pm, pf = t(n, "p72", "stats", "merged"), t(n, "p72", "stats", "floor")
-        r_ += [pm, pf, ratio(pm, pf), ratio(pm, um)]
-    rows.append(r_)
+    rows.append([n, om, of, ratio(om, of), um, uf, ratio(um, uf), ratio(om, um),
+                 mb(n, "ours", "stats", "merged"), mb(n, "ours", "stats", "floor")])
 L.append(table(["file", "ours merged", "ours floor", "ours merged / floor", "upstream merged",
                 "upstream floor", "upstream merged / floor", "ours / upstream (merged)",
-                "ours merged MB", "ours floor MB"] +
-               (["7.2 + series merged", "7.2 + series floor", "7.2 + series merged / floor",
-                 "7.2 + series / upstream (merged)"] if has72 else []), rows))
+                "ours merged MB", "ours floor MB"], rows))
 L.append("")
 L.append("`perf report --stats` matches samples with their records by cookie without merging "
          "(the merge unit's counting mode), in file order; "
@@ -220,14 +193,10 @@ for n in names:
         ("ours", "script", "merged"), ("ours", "script", "nomerge"), ("ours", "script", "floor"),
         ("up", "script", "merged"), ("up", "script", "nomerge"), ("up", "script", "floor"),
         ("ours", "report", "merged"), ("ours", "report", "floor"),
-        ("up", "report", "merged"), ("up", "report", "floor")) + ((
-            ("p72", "script", "merged"), ("p72", "script", "nomerge"),
-            ("p72", "script", "floor")) if has72 else ())])
+        ("up", "report", "merged"), ("up", "report", "floor"))])
 L.append(table(["file", "script ours merged", "ours no-merge", "ours floor", "upstream merged",
                 "upstream no-merge", "upstream floor", "report ours merged", "ours floor",
-                "upstream merged", "upstream floor"] +
-               (["script 7.2 + series merged", "7.2 + series no-merge", "7.2 + series floor"]
-                if has72 else []), rows))
+                "upstream merged", "upstream floor"], rows))
 L.append("")
 
 if offcpu:
@@ -248,27 +217,16 @@ if offcpu:
         a_, b_ = res.get((n, "ours", "script", "merged")), res.get((n, "ours", "script", "nomerge"))
         d_ = "%+d" % ((a_[1] - b_[1]) / 1024) if a_ and b_ and a_[1] and b_[1] else "n/a"
         bo, bu = checks.get((n, "ours")), checks.get((n, "up"))
-        r_ = [n, om, on, ratio(om, on), mb(n, "ours", "script", "merged"),
-              mb(n, "ours", "script", "nomerge"), d_,
-              "%d / %d" % bo if bo else "n/a", t(n, "ours", "stats", "merged"),
-              um, un, ratio(um, un), mb(n, "up", "script", "merged"),
-              "%d / %d" % bu if bu else "n/a", ratio(om, um)]
-        if has72:
-            pm, pn = t(n, "p72", "script", "merged"), t(n, "p72", "script", "nomerge")
-            a_, b_ = res.get((n, "p72", "script", "merged")), res.get((n, "p72", "script", "nomerge"))
-            d_ = "%+d" % ((a_[1] - b_[1]) / 1024) if a_ and b_ and a_[1] and b_[1] else "n/a"
-            bp = checks.get((n, "p72"))
-            r_ += [pm, pn, ratio(pm, pn), d_, "%d / %d" % bp if bp else "n/a", ratio(pm, um)]
-        rows.append(r_)
+        rows.append([n, om, on, ratio(om, on), mb(n, "ours", "script", "merged"),
+                     mb(n, "ours", "script", "nomerge"), d_,
+                     "%d / %d" % bo if bo else "n/a", t(n, "ours", "stats", "merged"),
+                     um, un, ratio(um, un), mb(n, "up", "script", "merged"),
+                     "%d / %d" % bu if bu else "n/a", ratio(om, um)])
     L.append(table(["file", "ours merged", "ours no-merge", "ours merged / no-merge",
                     "ours merged MB", "ours no-merge MB", "merged - no-merge MB",
                     "ours blocked merged", "ours --stats", "upstream merged",
                     "upstream no-merge", "upstream merged / no-merge", "upstream merged MB",
-                    "upstream blocked merged", "ours / upstream (merged)"] +
-                   (["7.2 + series merged", "7.2 + series no-merge",
-                     "7.2 + series merged / no-merge", "7.2 + series merged - no-merge MB",
-                     "7.2 + series blocked merged", "7.2 + series / upstream (merged)"]
-                    if has72 else []), rows))
+                    "upstream blocked merged", "ours / upstream (merged)"], rows))
     L.append("")
     for n in offcpu:
         st = deferred_stats(n)

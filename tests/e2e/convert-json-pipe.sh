@@ -8,7 +8,7 @@
 #   - as many samples as the file has (fixture analysis), the same from
 #     stdin;
 #   - the header fields missing from the stream are "" (upstream 7.2 too);
-#   - when upstream perf 7.2 is available (tests/tools/upstream-perf.sh):
+#   - when upstream perf 7.3 is available (tests/tools/upstream-perf.sh):
 #     the same header keys, and the same samples (time, pid, tid, comm) in
 #     the same order.  Its callchains are not compared: upstream does not
 #     merge deferred user callchains in JSON (tests/e2e/convert-callchains.sh

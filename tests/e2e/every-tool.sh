@@ -3,7 +3,7 @@
 # recording with deferred callchains (and on the pipe-mode one from a pipe),
 # neither crashes nor stops with a "BUG:" message: every tool either chose
 # how it gets deferred callchains or gets the samples as recorded.  In the
-# 7.2 series a tool that did not choose stops at the first record, saying
+# series a tool that did not choose stops at the first record, saying
 # that it "did not choose": no shipped tool may.  A tool
 # may refuse a recording that lacks the events it needs (perf kmem, kwork,
 # c2c on a cpu-clock recording): it must say so and exit, not die of a

@@ -10,8 +10,7 @@
 # tree build/src-7.3 (build/fuzz-src, with the fuzzing-only
 # tests/fuzz/afl-deferred-forkserver.patch) with afl-clang-fast, ASan and
 # UBSan (a few minutes when build/src-7.3 changed; $PERF is not used).
-# Run in the primary run only (not listed in tests/e2e-7.2.txt).  Skips,
-# with the reason, when afl++ or its clang cannot be installed.
+# Skips, with the reason, when afl++ or its clang cannot be installed.
 # FUZZ_SECONDS changes the duration (both modes together).  Then the
 # AFL build runs every input of tests/fuzz/regressions, as fuzz-regressions
 # does with $PERF: clang's UBSan traps where GCC's does not.

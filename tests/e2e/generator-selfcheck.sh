@@ -7,7 +7,7 @@
 # floor file (full callchains, no record 22) must carry the merged chain of
 # its deferred twin, and perf must read the floor file with the same number
 # of samples.  A big-endian floor file must print exactly like the
-# little-endian one.  If upstream perf 7.2 is already cached
+# little-endian one.  If upstream perf 7.3 is already cached
 # (tests/tools/upstream-perf.sh), its merged output of a deferred file must
 # equal perf's output of the floor file, frame by frame.
 . "$(dirname "$0")/../lib.sh"
@@ -151,7 +151,7 @@ cmp -s le.data be.data && fail "big-endian file is the little-endian file"
 	fail "perf prints the big-endian floor file differently: $(diff le.txt be.txt | head -5)"
 echo "big endian: ok"
 
-# upstream 7.2 (only if already cached: no network in the tests)
+# upstream 7.3 (only if already cached: no network in the tests)
 UP=$TOP/tests/tools/upstream-perf.sh
 if "$UP" --available 2> /dev/null; then
 	python3 "$GEN" -o x.data --floor x.floor.data --samples 600 --threads 4 --cpus 2 \

@@ -8,8 +8,8 @@
 #
 # The tool that knows nothing is perf without the series: upstream perf
 # of the same base ($BASE_PERF, default tests/tools/upstream-perf.sh:
-# Debian experimental's linux-perf 7.3, or sid's 7.2 in the 7.2 run; the
-# test is skipped, saying how to set it up, when it cannot be had).  It
+# Debian trixie-backports' linux-perf 7.3; the test is skipped, saying how
+# to set it up, when it cannot be had).  It
 # must read our output as it is.
 #
 # For each real recording, to a file and to a pipe (-o -):
@@ -39,7 +39,6 @@ DEFER="st_defer st_defer_pipe st_defer_zstd st_perthread_defer st_userchains_def
        long_defer syswide_defer taskclock_defer"
 BASE_PERF=${BASE_PERF:-$TOP/tests/tools/upstream-perf.sh} BV=$PERF_BASE
 BUILD="tests/tools/upstream-perf.sh --setup"
-[ "$PERF_BASE" = 7.3 ] || BUILD="UPSTREAM_PERF=$PERF_BASE $BUILD"
 
 [ -x "$BASE_PERF" ] ||
 	skip "no perf $BV without the series at $BASE_PERF"

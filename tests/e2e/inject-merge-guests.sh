@@ -39,7 +39,7 @@ GEN=$TOP/tests/tools/gen_perfdata.py
 [ -x "$PERF" ] || skip "no perf binary at $PERF"
 cd "$TMPD"
 
-# (perf 7.2 adds the inlined frames DWARF tells it of: the chains as written)
+# (perf 7.x adds the inlined frames DWARF tells it of: the chains as written)
 F=(-F "machine_pid,tid,time,ip" --ns --no-inline)
 
 # check.py JSON CHAINS WHAT=TXT...: the generator made what this test is

@@ -17,9 +17,8 @@
 # Whether the installed perf finds tips.txt needs an install to the real
 # prefix (`make install PREFIX=DIR`; README): not done here.
 #
-# Installs build/perf-7.3/perf or build/perf-7.2/perf (the perf built for
-# /usr/local); skipped for another $PERF (make check-asan), without man or
-# asciidoc/xmlto.  The
+# Installs build/perf-7.3/perf (the perf built for /usr/local); skipped
+# for another $PERF (make check-asan), without man or asciidoc/xmlto.  The
 # first run renders the man pages (about a minute), later runs reuse them.
 . "$(dirname "$0")/../lib.sh"
 

@@ -6,7 +6,7 @@
 # Generated file and pipe (tests/tools/gen_perfdata.py --per-entry 80000):
 # one thread, 80000 kernel-mode samples in one kernel entry, its record at
 # the end.  Expected, for the file and the same data as a pipe: every
-# sample merged with upstream perf 7.2's frames (sample by sample), samples
+# sample merged with upstream perf's frames (sample by sample), samples
 # out = samples in, no warning on stderr (nothing went past the memory
 # bound: the samples that leave the reorder window, 80000 x ~230 bytes
 # here, may take four times call-graph.defer-window-bytes), and the

@@ -11,11 +11,11 @@
 # the 6.12 series' merge v2 hashes its u64 keys as long (key >> 32: an
 # error there) and host and guest keys collide.
 #
-# The build is build/perf-i386-7.3, build/perf-i386-7.2 for the 7.2 series
-# (scripts/build.sh --if-changed: again only when the tree changed; cold,
-# about as long as the x86_64 build).  What is missing is installed with
-# apt (i386 added to dpkg's architectures); the test skips, with the
-# reason, where that cannot be done.
+# The build is build/perf-i386-7.3 (scripts/build.sh --if-changed: again
+# only when the tree changed; cold, about as long as the x86_64 build).
+# What is missing is installed with apt (i386 added to dpkg's
+# architectures); the test skips, with the reason, where that cannot be
+# done.
 . "$(dirname "$0")/../lib.sh"
 
 [ -z "${PERF_DEFER_SANITIZER:-}" ] ||

@@ -8,8 +8,8 @@
 GEN.json is tests/tools/gen_perfdata.py's summary of the generated file
 (its "expect" counts are what tests/tools/deferred_stats.py, the
 independent parser, finds in it; "scenarios" says what was put in it);
-OURS.txt is our merged `perf script` of the file, UP.txt upstream perf
-7.2's merged `perf script` of the same file, STATS.txt our `perf report
+OURS.txt is our merged `perf script` of the file, UP.txt upstream perf's
+merged `perf script` of the same file, STATS.txt our `perf report
 --stats` of it.
 
 Checks (every failure is listed, exit 1 if any):
@@ -275,7 +275,7 @@ def main():
         # .txt), and never more than the deferred samples
         if a.out_of_order is not None:
             err = os.path.splitext(a.ours)[0] + ".err"
-            # (the 7.2 series warns apart of those taken in execve)
+            # (the series warns apart of those taken in execve)
             ooo = sum(int(n) for n in OOO_RE.findall(open(err).read())) if os.path.exists(err) else 0
             if not a.out_of_order <= ooo <= got.get("deferred samples", 0):
                 errors.append("perf script: %d samples shown out of time order (its warning), "

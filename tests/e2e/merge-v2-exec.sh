@@ -9,7 +9,7 @@
 # makes two more syscalls; two other threads make ordinary sample/record
 # pairs.  The kernel unwinds the user stack after the exec, so the right
 # output names the NEW program for those 3 samples: comm mt_syscalls and
-# a_outer/thread_a_entry of mt_syscalls, as upstream perf 7.2 shows them.
+# a_outer/thread_a_entry of mt_syscalls, as upstream perf shows them.
 # Resolved in the maps of the sample's time (today's series) the same
 # addresses fall in st_syscalls' main: wrong.  Expected: upstream's frames
 # and headers for every sample, the new program's symbols, "merged, out of

@@ -7,7 +7,7 @@
 # threads make ordinary sample/record pairs.  Expected: the 25 are
 # delivered at once, in time order, with their kernel frames only (no
 # cookie printed), counted as "without user callchain" and "of which
-# without thread id"; every other sample merged as upstream perf 7.2 merges
+# without thread id"; every other sample merged as upstream perf merges
 # it; samples out = samples in; the --stats counters of the independent
 # count (deferred_stats.py).  Today's series gives them all one thread
 # (tid -1) and holds every event behind them.

@@ -11,7 +11,7 @@
 # samples and records behind them, about 0.7 MB of entries, until their
 # records come) and with a 64 KiB window (which the queue passes: the
 # blocked samples leave it, the other events flow on):
-#   - every blocked sample with a record is merged (upstream 7.2 merges
+#   - every blocked sample with a record is merged (upstream perf merges
 #     them too: same frames, sample by sample); the others without user
 #     part, no cookie printed;
 #   - within the window, every sample in time order but those of a

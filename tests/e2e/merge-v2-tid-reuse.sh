@@ -6,8 +6,8 @@
 # of its last syscall comes right after its EXIT.  2 s of stream time later
 # a new thread gets the same tid (FORK, COMM) and makes three syscalls whose
 # records come normally.  Two other threads make ordinary sample/record
-# pairs.  Expected: every sample of both threads merged (upstream perf
-# 7.2's frames, sample by sample; where upstream names the first thread
+# pairs.  Expected: every sample of both threads merged (upstream perf's
+# frames, sample by sample; where upstream names the first thread
 # ":TID" because it resolved the sample after the EXIT, ours names it),
 # in time order ("delivered out of time order" = 0), samples out = samples
 # in, and the --stats counters of the independent count (deferred_stats.py).

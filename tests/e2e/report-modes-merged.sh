@@ -28,9 +28,9 @@
 #    script output) plus the samples 7.2 leaves unmerged (taken after their
 #    own record) minus the samples taken during exec (the new image is
 #    not mapped yet for us, 7.2 resolves them later); no other difference.
-# 4. If upstream perf 7.2 is cached (tests/tools/upstream-perf.sh
+# 4. If upstream perf 7.3 is cached (tests/tools/upstream-perf.sh
 #    --available; not built here, that needs the network), every mode is
-#    also compared with upstream 7.2's report of the same file, by
+#    also compared with upstream 7.3's report of the same file, by
 #    tests/tools/report_graph.py's rules (inlined frames, aliases...), each
 #    entry within the share of the samples the two perfs show differently
 #    in their merged perf script (frame addresses, header or shared
@@ -163,7 +163,7 @@ for data in "$FIX"/data/*_defer*.data; do
 	check "share of $(basename "$dso")" rm_ share "$dso" "$o.def" "$o.up" "$o.dso-children" ||
 		errs=$((errs + 1))
 
-	# 4. upstream 7.2's report of the same file
+	# 4. upstream 7.3's report of the same file
 	if [ -n "$UPSTREAM" ]; then
 		nmin=$(awk '{ print $2 }' "$o.n" | sort -n | head -1)
 		slack=$(rm_ slack "$dso" "$nmin" "$o.def" "$o.up")

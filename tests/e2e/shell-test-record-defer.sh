@@ -8,7 +8,7 @@
 # that it records ordinary callchains, the recording has no defer bit,
 # dwarf,defer / lbr,defer / fp,defer,64 are refused with their messages,
 # and the test skips (perf test: Skip).  On a kernel that can, it must pass
-# (Ok).  Its full branch runs on Linux 7.2 in the real-kernel harness
+# (Ok).  Its full branch runs on Linux 7.3 in the real-kernel harness
 # (tests/e2e/realkernel.sh, check 7).
 . "$(dirname "$0")/../lib.sh"
 

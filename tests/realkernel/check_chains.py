@@ -13,26 +13,26 @@ for the real-kernel harness recordings (tests/realkernel/run.sh).
         Samples taken in execve are left out of the counts (and counted,
         "execve=N"): their user stack is the old program's (plain fp) or
         the new program's entry point (deferred), not the workload's;
-        interop checks the deferred ones against perf 7.2.
+        interop checks the deferred ones against upstream perf.
 
     check_chains.py compare OURS.txt THEIRS.txt THEIRS-RAW.txt
         The same recording printed by two perf versions (merged, same -F),
         THEIRS-RAW.txt being THEIRS's --no-merge-callchains output (its
-        "(cookie)" lines tell which of its samples it left unmerged: perf
-        7.2 prints such a cookie as an [unknown] user frame).  Samples are
-        matched on (tid, time, event), not on order (perf 7.2 prints
+        "(cookie)" lines tell which of its samples it left unmerged: upstream
+        perf prints such a cookie as an [unknown] user frame).  Samples are
+        matched on (tid, time, event), not on order (upstream perf prints
         multi-threaded files out of time order), and their user frames
-        compared by address (perf 7.2 prints inlined functions as frames
-        of their own, and may pick another alias for a symbol).  Prints
+        compared by address (upstream perf prints inlined functions as
+        frames of their own, and may pick another alias for a symbol).  Prints
         "compared=N same=N differ=N theirs-unmerged=N only-ours=N
         only-theirs=N" and the first differences; exit status 1 if any
         compared sample differs or a sample is missing on one side.
 
     check_chains.py interop OURS.txt THEIRS.txt THEIRS-RAW.txt WORKLOAD
         Like compare (same inputs), from upstream's side: every sample
-        perf 7.2 merged (its raw output has a cookie for it, its merged
+        upstream perf merged (its raw output has a cookie for it, its merged
         output does not end with that cookie) must be merged by us with the
-        same user addresses, and every user frame perf 7.2 names (not
+        same user addresses, and every user frame upstream perf names (not
         [unknown], nor an inlined function it prints instead of the symbol)
         must have the same symbol and object in ours.  For the
         exec workloads, whose samples taken in execve get the user stack of
@@ -42,8 +42,9 @@ for the real-kernel harness recordings (tests/realkernel/run.sh).
             blocks in blocker_read, with a read in their kernel part; ours
             must have blocker_read called from blocker_outer;
           exec'd samples (execer): samples with an exec in their kernel
-            part, or whose user stack in perf 7.2 is just _start (taken at
-            the very end of execve); perf 7.2 must have merged at least one.
+            part, or whose user stack in upstream perf is just _start
+            (taken at the very end of execve); upstream perf must have
+            merged at least one.
         Prints the counts, then the first mismatches; exit status 1 if any.
 """
 import hashlib
@@ -92,7 +93,7 @@ def samples(path):
     that tid and event whose kernel callchain is K (a digest of its
     addresses).  Not "the Nth sample": perf delivers samples without time
     in file order, but may hold one whose record never came until the end
-    (perf 7.2 does), and its kernel chain is what names it in both
+    (upstream perf does), and its kernel chain is what names it in both
     outputs."""
     def done(s):
         if s[2] is not None:
@@ -118,9 +119,9 @@ def samples(path):
             m = FRAME.match(line)
             if m and cur:
                 fr = (int(m.group(1), 16), m.group(2), m.group(3))
-                # perf 7.2 prints an inlined function as a frame of its own,
-                # with the address of the frame it is inlined in, or instead
-                # of that frame: one frame per address
+                # upstream perf prints an inlined function as a frame of
+                # its own, with the address of the frame it is inlined in,
+                # or instead of that frame: one frame per address
                 if cur[4] and cur[4][-1][0] == fr[0] and "inlined" in (fr[2], cur[4][-1][2]):
                     if cur[4][-1][2] == "inlined":
                         cur[4][-1] = fr
@@ -216,7 +217,7 @@ def compare(ours_path, theirs_path, theirs_raw):
             continue
         tu = user_part(t[4])
         if k in cookies and tu[-1:] == [cookies[k]]:
-            unmerged += 1       # perf 7.2 printed the cookie as a frame
+            unmerged += 1       # upstream perf printed the cookie as a frame
             continue
         if user_part(ours[k][4]) == tu:
             same += 1
@@ -267,7 +268,7 @@ def interop(ours_path, theirs_path, theirs_raw, workload):
                        "blocked_ours", "exec", "exec_merged", "exec_same",
                        "bad_exec", "bad_other"), 0)
     bad = []
-    pairs = Counter()   # what perf 7.2 names, and what we name it
+    pairs = Counter()   # what upstream perf names, and what we name it
 
     def merged_by_them(k, t):
         tu = user_part(t[4])
@@ -299,7 +300,7 @@ def interop(ours_path, theirs_path, theirs_raw, workload):
         c["exec_merged"] += is_exec
         c["blocked_merged"] += is_blocked
         if o is None:
-            bad.append(("merged by perf 7.2, missing in ours", k, t, None))
+            bad.append(("merged by upstream perf, missing in ours", k, t, None))
             continue
         tf, of = user_frames(t[4]), user_frames(o[4])
         ok = True
@@ -309,7 +310,7 @@ def interop(ours_path, theirs_path, theirs_raw, workload):
         else:
             c["same"] += 1
             for a, b in zip(tf, of):
-                # perf 7.2 may print an inlined function (from debug info)
+                # upstream perf may print an inlined function (from debug info)
                 # instead of the symbol: not a symbol name to compare
                 if symname(a) in ("[unknown]", "unknown") or a[2] == "inlined":
                     continue
@@ -319,10 +320,10 @@ def interop(ours_path, theirs_path, theirs_raw, workload):
                 else:
                     pairs["%s (%s) as %s (%s)" % (symname(a), a[2], symname(b), b[2])] += 1
                     if ok:
-                        bad.append(("perf 7.2 names %s (%s), ours %s (%s)" %
+                        bad.append(("upstream perf names %s (%s), ours %s (%s)" %
                                     (symname(a), a[2], symname(b), b[2]), k, t, o))
                         ok = False
-        # (perf 7.2 prints ":TID" for a thread it resolves after its EXIT)
+        # (upstream perf prints ":TID" for a thread it resolves after its EXIT)
         if exec_wl and not re.match(r"^:\d+$", t[0]):
             c["comm"] += 1
             if t[0] == o[0]:
@@ -330,7 +331,7 @@ def interop(ours_path, theirs_path, theirs_raw, workload):
             else:
                 pairs["comm %s as %s" % (t[0], o[0])] += 1
                 if ok:
-                    bad.append(("comm %s in perf 7.2, %s in ours" % (t[0], o[0]), k, t, o))
+                    bad.append(("comm %s in upstream perf, %s in ours" % (t[0], o[0]), k, t, o))
                     ok = False
         if is_exec and ok:
             c["exec_same"] += 1
@@ -344,32 +345,33 @@ def interop(ours_path, theirs_path, theirs_raw, workload):
             else:
                 bad.append(("blocked read without blocker_read <- blocker_outer", k, t, o))
 
-    print("samples ours=%d perf-7.2=%d; merged by perf 7.2: %d, same user addresses in ours: %d; "
-          "user frames perf 7.2 names: %d, same name in ours: %d"
+    print("samples ours=%d upstream=%d; merged by upstream perf: %d, "
+          "same user addresses in ours: %d; "
+          "user frames upstream perf names: %d, same name in ours: %d"
           % (len(ours), len(theirs), c["merged"], c["same"], c["named"], c["named_same"]))
     if exec_wl:
-        print("comm: %d/%d the same; exec'd samples: %d, merged by perf 7.2: %d, "
+        print("comm: %d/%d the same; exec'd samples: %d, merged by upstream perf: %d, "
               "same frames and comm in ours: %d"
               % (c["comm_same"], c["comm"], c["exec"], c["exec_merged"], c["exec_same"]))
     if workload == "offcpu":
-        print("blocker tids: %s; blocked reads: %d, merged by perf 7.2: %d, "
+        print("blocker tids: %s; blocked reads: %d, merged by upstream perf: %d, "
               "blocker_read <- blocker_outer in ours: %d"
               % (",".join(map(str, sorted(blockers))) or "none", c["blocked"],
                  c["blocked_merged"], c["blocked_ours"]))
     if workload == "offcpu" and switches and c["blocked_merged"] == 0:
-        bad.append(("no blocked read that perf 7.2 merged in a sched_switch recording",
+        bad.append(("no blocked read that upstream perf merged in a sched_switch recording",
                     None, None, None))
     if exec_wl and c["exec_merged"] == 0:
-        bad.append(("no exec'd sample that perf 7.2 merged", None, None, None))
+        bad.append(("no exec'd sample that upstream perf merged", None, None, None))
     if c["merged"] == 0:
-        bad.append(("perf 7.2 merged no sample", None, None, None))
-    print("mismatches: %d (samples with other frames or comm than perf 7.2's: "
+        bad.append(("upstream perf merged no sample", None, None, None))
+    print("mismatches: %d (samples with other frames or comm than upstream perf's: "
           "%d taken in execve, %d others)" % (len(bad), c["bad_exec"], c["bad_other"]))
     for what, n in pairs.most_common(6):
         print("  %dx %s" % (n, what))
     for why, k, t, o in bad[:5]:
         print("MISMATCH: %s%s" % (why, "" if k is None else ": tid %d time %s %s" % k))
-        for name, s in (("perf 7.2", t), ("ours", o)):
+        for name, s in (("upstream perf", t), ("ours", o)):
             if s:
                 kern = [symname(fr) for fr in s[4] if is_kernel(fr)]
                 print("  %s: comm %s, %d kernel frames (%s), user frames:"

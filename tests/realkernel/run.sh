@@ -1,23 +1,26 @@
 #!/bin/bash
 # run.sh - record with OUR perf on a real Linux 7.3 kernel, the kind that
 # writes deferred user callchains (no kernel on our machines does).  Our
-# perf is that of either series: build/perf-7.3/perf (the default) or
-# build/perf-7.2/perf (PERF=build/perf-7.2/perf SRC=build/src-7.2).
+# perf: build/perf-7.3/perf (the default; PERF=... for another build).
 #
 #   tests/realkernel/run.sh          record, results in build/realkernel/out/
 #   tests/realkernel/run.sh --key    print the cache key (perf + harness hashes)
 #
 # 1. installs qemu-system-x86, busybox-static, cpio (and python3-zstandard,
 #    for tests/tools/deferred_stats.py on -z files) with apt if missing;
-# 2. gets Debian experimental's newest linux-image-7.3-cloud-amd64 (7.3~rc7
-#    when written; its package names have no .N+debNN part) from the
-#    Debian mirror with a private apt configuration (scripts/debian-apt.sh:
-#    its own sources.list of sid and experimental, lists and cache in
-#    $PERF_DEFER_CACHE/debian-apt, shared with scripts/fetch-base.sh's
-#    linux-source packages; the host's apt setup is not touched) and
-#    unpacks the linux-base/linux-binary/linux-modules packages it depends
-#    on (vmlinuz, virtio_blk.ko), cached under
-#    ${PERF_DEFER_CACHE:-/var/cache/perf-defer}/realkernel;
+# 2. gets Debian trixie-backports' cloud kernel of the base's version
+#    (BASE-VERSION-7.3: 7.3.4-1~bpo13+1, linux-image-7.3.4+deb13-cloud-amd64,
+#    whose uname -r is 7.3.4+deb13-cloud-amd64), or, when the mirror no
+#    longer has that version, the newest linux-image-7.3.N+debNN-cloud-amd64
+#    there, from the Debian mirror with a private apt configuration
+#    (scripts/debian-apt.sh: its own sources.list of trixie and
+#    trixie-backports, lists and cache in $PERF_DEFER_CACHE/debian-apt,
+#    shared with scripts/fetch-base.sh's linux-source package; the host's
+#    apt setup is not touched) and unpacks the
+#    linux-base/linux-binary/linux-modules-7.3.N+debNN-cloud-amd64 packages
+#    it depends on (vmlinuz, virtio_blk.ko), cached under
+#    ${PERF_DEFER_CACHE:-/var/cache/perf-defer}/realkernel/kernels/KVER;
+#    without network, the newest 7.3.N kernel cached there;
 # 3. builds our static frame pointer workloads (workloads/*.c);
 # 4. builds an initramfs: busybox-static, $PERF (default build/perf-7.3/perf)
 #    with the shared libraries ldd lists, the workloads at /realkernel/bin,
@@ -34,14 +37,15 @@
 #    cpu-clock, an exec workload with cpu-clock at 10 kHz, runs the shell
 #    test through perf test, with a perf 7 runs perf top --stdio and perf
 #    trace with fp,defer on the syscalls workload (live/), and upstream
-#    perf's beside them when tests/tools/upstream-perf.sh has it (7.3, or
-#    7.2 with UPSTREAM_PERF=7.2, as the 7.2 run of the tests sets it; its
-#    loader and libraries in /upstream, 50 MB more initramfs),
+#    perf's beside them when tests/tools/upstream-perf.sh has it
+#    (trixie-backports' linux-perf 7.3.4; its loader and libraries in
+#    /upstream, 50 MB more initramfs),
 #    and writes its results as a tar archive onto
 #    a virtio disk;
-# 6. unpacks them into build/realkernel/out/ (data/, logs/, sysinfo/,
-#    recordings.tsv, shelltest.txt, console.txt) with symfs/ for
-#    symbolising on the host:
+# 6. checks that the guest ran the kernel it was given (its uname -r is
+#    KVER) and unpacks the results into build/realkernel/out/ (data/,
+#    logs/, sysinfo/, recordings.tsv, shelltest.txt, console.txt) with
+#    symfs/ for symbolising on the host:
 #    perf script --symfs=OUT/symfs --kallsyms=OUT/symfs/kallsyms
 #    and the wall times in walltime.txt.
 #
@@ -62,9 +66,9 @@ OUT=${REALKERNEL_OUT:-$TOP/build/realkernel/out}
 WORK=$(dirname "$OUT")/work
 CFLAGS="-O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-shrink-wrap -static -pthread -Wall"
 WORKLOADS="syscalls threads userloop longsys exiter offcpu execer exectarget"
-# upstream perf (tests/tools/upstream-perf.sh: 7.3, or 7.2 with
-# UPSTREAM_PERF=7.2), for perf top and perf trace live beside ours, when
-# its root is already there
+# upstream perf (tests/tools/upstream-perf.sh: trixie-backports' linux-perf
+# 7.3.4), for perf top and perf trace live beside ours, when its root is
+# already there
 UPROOT=
 if "$TOP/tests/tools/upstream-perf.sh" --available 2> /dev/null; then
 	UPROOT=$("$TOP/tests/tools/upstream-perf.sh" --root)
@@ -119,7 +123,7 @@ fi
 command -v qemu-system-x86_64 > /dev/null || unavailable "no qemu-system-x86_64"
 [ -x /bin/busybox ] || unavailable "no /bin/busybox"
 
-# --- 2. the kernel: newest linux-image-7.3-cloud-amd64 of experimental ------
+# --- 2. the kernel: trixie-backports' linux-image-7.3.N+debNN-cloud-amd64 ---
 T1=$(now)
 exec 9> "$CACHE/.lock"
 flock 9
@@ -127,19 +131,27 @@ mkdir -p "$CACHE/debs" "$CACHE/kernels"
 . "$TOP/scripts/debian-apt.sh"
 debian_apt_init "$(dirname "$CACHE")/debian-apt" "$MIRROR" || unavailable "cannot create $(dirname "$CACHE")/debian-apt"
 A=("${DEBIAN_APT[@]}")
-KVER=""
-log "sid and experimental package lists ($MIRROR)"
+# the base's version (7.3.4-1~bpo13+1): its kernel is the one to boot
+BASEVER=$(sed -n 's/^version=//p' "$TOP/BASE-VERSION-7.3" 2> /dev/null)
+KVER="" VER=""
+log "trixie and trixie-backports package lists ($MIRROR)"
 if debian_apt_update "$CACHE/apt-update.log"; then
-	# linux-image-7.3-cloud-amd64 (experimental's release candidates), or
-	# a later linux-image-7.3.N+debNN-cloud-amd64
-	KVER=$(apt-cache "${A[@]}" pkgnames linux-image-7.3 |
-		sed -n 's/^linux-image-\(7\.3\(\.[0-9.]*+[a-z0-9.]*\)\{0,1\}-cloud-amd64\)$/\1/p' | sort -V | tail -1)
-	[ -n "$KVER" ] || echo "no linux-image-7.3*-cloud-amd64 in sid or experimental now"
+	# KVER VERSION of each linux-image-7.3.N+debNN-cloud-amd64 (not -dbg)
+	apt-cache "${A[@]}" pkgnames linux-image-7.3. |
+		sed -n 's/^linux-image-\(7\.3\.[0-9]*+deb[0-9]*-cloud-amd64\)$/\1/p' |
+		while read -r k; do
+			apt-cache "${A[@]}" show "linux-image-$k" | sed -n "s/^Version: /$k /p"
+		done | sort -V -k2 > "$CACHE/kernels.txt"
+	read -r KVER VER <<< "$(awk -v v="$BASEVER" '$2 == v' "$CACHE/kernels.txt" | tail -1)"
+	if [ -z "$KVER" ]; then
+		read -r KVER VER <<< "$(tail -1 "$CACHE/kernels.txt")"
+		[ -z "$KVER" ] || echo "no cloud kernel of the base's version ${BASEVER:-?} in trixie-backports now: the newest, $VER"
+	fi
+	[ -n "$KVER" ] || echo "no linux-image-7.3.N+debNN-cloud-amd64 in trixie-backports now"
 else
 	echo "apt-get update failed (see $CACHE/apt-update.log)"
 fi
-if [ -n "$KVER" ] && [ ! -f "$CACHE/kernels/$KVER/.ok" ]; then
-	VER=$(apt-cache "${A[@]}" show "linux-image-$KVER" | sed -n 's/^Version: //p' | sort -V | tail -1)
+if [ -n "$KVER" ] && ! grep -qF "linux-image-$KVER $VER:" "$CACHE/kernels/$KVER/.ok" 2> /dev/null; then
 	log "download linux-image-$KVER $VER"
 	pkgs=$(apt-cache "${A[@]}" show "linux-image-$KVER=$VER" | sed -n 's/^Depends: //p' | head -1 |
 		tr ',' '\n' | awk -v k="$KVER" -v v="$VER" '
@@ -150,7 +162,7 @@ if [ -n "$KVER" ] && [ ! -f "$CACHE/kernels/$KVER/.ok" ]; then
 	if (cd "$CACHE/debs/$KVER" && apt-get "${A[@]}" -q download $pkgs) > "$CACHE/apt-download.log" 2>&1; then
 		for d in "$CACHE/debs/$KVER"/*.deb; do dpkg-deb -x "$d" "$CACHE/kernels/$KVER"; done
 		rm -rf "$CACHE/debs/$KVER"
-		echo "linux-image-$KVER $VER: $pkgs" > "$CACHE/kernels/$KVER/.ok"
+		echo "linux-image-$KVER $VER:" $pkgs > "$CACHE/kernels/$KVER/.ok"
 	else
 		echo "apt-get download failed (see $CACHE/apt-download.log)"
 		KVER=""
@@ -158,22 +170,20 @@ if [ -n "$KVER" ] && [ ! -f "$CACHE/kernels/$KVER/.ok" ]; then
 fi
 if [ -z "$KVER" ]; then
 	# no network, or the mirror has no 7.3 any more: the newest one we have
-	KVER=$(for k in "$CACHE"/kernels/7.3-* "$CACHE"/kernels/7.3.*; do
+	KVER=$(for k in "$CACHE"/kernels/7.3.*+deb*-cloud-amd64; do
 		[ -f "$k/.ok" ] && basename "$k"; done | sort -V | tail -1)
-	[ -n "$KVER" ] || unavailable "cannot get Debian experimental's linux-image-7.3-cloud-amd64 (see $CACHE/apt-*.log)"
+	[ -n "$KVER" ] || unavailable "cannot get Debian trixie-backports' linux-image-7.3.N+debNN-cloud-amd64 (see $CACHE/apt-*.log)"
 	echo "using the cached kernel $KVER"
 fi
 flock -u 9
 KROOT=$CACHE/kernels/$KVER
+# (the package name's KVER is the kernel's release, uname -r)
 MODDIR=$KROOT/usr/lib/modules/$KVER
-# (the release of a release candidate's kernel need not be its package's
-# name: then the one modules directory there is)
-[ -d "$MODDIR" ] || MODDIR=$(find "$KROOT/usr/lib/modules" -mindepth 1 -maxdepth 1 -type d | head -1)
-[ -n "$MODDIR" ] && [ -d "$MODDIR" ] || die "no modules directory in $KROOT/usr/lib/modules"
+[ -d "$MODDIR" ] || MODDIR=$KROOT/lib/modules/$KVER
+[ -d "$MODDIR" ] || die "no modules directory $KVER in $KROOT"
 VMLINUZ=$MODDIR/vmlinuz
 [ -f "$VMLINUZ" ] || VMLINUZ=$KROOT/boot/vmlinuz-$KVER
-[ -f "$VMLINUZ" ] || VMLINUZ=$(find "$KROOT/boot" -name 'vmlinuz-*' 2> /dev/null | head -1)
-[ -n "$VMLINUZ" ] && [ -f "$VMLINUZ" ] || die "no vmlinuz in $KROOT"
+[ -f "$VMLINUZ" ] || die "no vmlinuz of $KVER in $KROOT"
 CONFIG=$MODDIR/config
 [ -f "$CONFIG" ] || CONFIG=$KROOT/boot/config-$KVER
 if [ -f "$CONFIG" ] && ! grep -q '^CONFIG_UNWIND_USER=y' "$CONFIG"; then
@@ -296,6 +306,9 @@ rm -rf "$OUT.tmp" && mkdir -p "$OUT.tmp"
 tar xf "$IMG" -C "$OUT.tmp" 2> /dev/null || true
 [ -f "$OUT.tmp/done" ] || { tail -30 "$WORK/console.txt"; die "the guest wrote no results"; }
 rm -f "$OUT.tmp/done" "$IMG"
+# the kernel that ran is the one we meant
+GUEST_R=$(cut -d' ' -f3 "$OUT.tmp/sysinfo/uname.txt")
+[ "$GUEST_R" = "$KVER" ] || die "the guest ran ${GUEST_R:-no kernel?} (uname -a: $(cat "$OUT.tmp/sysinfo/uname.txt")), not $KVER"
 cp "$WORK/console.txt" "$OUT.tmp/console.txt"
 mkdir -p "$OUT.tmp/symfs/realkernel/bin"
 cp "$WORK"/bin/* "$OUT.tmp/symfs/realkernel/bin/"

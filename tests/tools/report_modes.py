@@ -38,7 +38,8 @@ printed percentages, call-graph paths of 1 % or more within 0.5 %).
       samples whose ip is there.
 
   report_modes.py upstream SORT [--binary B] [--kallsyms K] [--slack PCT] OURS UPSTREAM
-      two reports (ours and upstream perf 7.2's) in the same mode, SORT
+      two reports (ours and upstream perf's: tests/tools/upstream-perf.sh,
+      perf 7.3) in the same mode, SORT
       "default" (comm,dso,sym), "dso" or "sym,dso", compared by
       report_graph.compare.
 
@@ -323,7 +324,7 @@ def cmd_upstream(a):
     ours = reorder(rg.parse(rg.read(a.ours)), a.sort)
     up = reorder(rg.parse(rg.read(a.upstream)), a.sort)
     stats, diffs = rg.compare(ours, up, syms, slack=a.slack)
-    return done(stats, diffs, "vs upstream 7.2")
+    return done(stats, diffs, "vs upstream")
 
 
 def script_samples(text, workload=None):
