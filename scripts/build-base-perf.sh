@@ -16,7 +16,7 @@ set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 . "$top/scripts/series.sh"
 "$top/scripts/fetch-base.sh"
-key="$(git -C "$SER_SRC" rev-parse 'base^{tree}') $("$top/scripts/build.sh" --config-hash "${SER_BUILD_ARGS[@]}")"
+key="$(git -C "$SER_SRC" rev-parse 'base^{tree}') $("$top/scripts/build.sh" --config-hash "${SER_CHECK_ARGS[@]}")"
 up_to_date() { [ -x "$1/perf" ] && [ "$(cat "$1/.build-state" 2>/dev/null)" = "$key" ]; }
 up_to_date "$SER_BASE_O" && { echo "build-base-perf: $(rel "$SER_BASE_O")/perf is up to date"; exit 0; }
 mkdir -p "$SER_CHECK"

@@ -257,7 +257,7 @@ done
 t_cp_end=$(now)
 
 # --- 3. build base+1, base+2, ... ----------------------------------------
-cfg=$("$top/scripts/build.sh" --config-hash "${SER_BUILD_ARGS[@]}")
+cfg=$("$top/scripts/build.sh" --config-hash "${SER_CHECK_ARGS[@]}")
 nbuilt=0 ncached=0 t_build=0
 # build commit $1 in $CO (log: $2); on success keep its perf for the
 # behaviour checks; sets bsecs

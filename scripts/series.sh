@@ -22,6 +22,7 @@
 #   SER_NAME       check-series' result names: "SER_NAME: NNNN-subject"
 #   SER_LOG        its log names: logs/SER_LOG-NNNN.log
 #   SER_BUILD_ARGS the make arguments scripts/build.sh gets for this base
+#   SER_CHECK_ARGS those of check-series' builds (the base, each prefix)
 #                  (an array)
 #   SER_ARM64_TOOLS  what of arch/arm64/tools perf's build needs
 case ${SERIES:-7.3} in
@@ -31,6 +32,9 @@ case ${SERIES:-7.3} in
 	SER_PERF_O=$top/build/perf-7.3 SER_BASE_O=$top/build/perf-7.3-base
 	SER_CHECK=$top/build/check-series-7.3 SER_NAME=check-series-7.3 SER_LOG=check-series-7.3
 	SER_BUILD_ARGS=(LIBUNWIND=1)
+	# the base and every prefix: no Rust workload, which the base cannot
+	# build where rustc is installed (00-build's second patch fixes it)
+	SER_CHECK_ARGS=("${SER_BUILD_ARGS[@]}" NO_RUST=1)
 	SER_ARM64_TOOLS=arch/arm64/tools ;;
 *)
 	echo "${0##*/}: SERIES=${SERIES:-} is not a base this repository has (7.3)" >&2
@@ -65,10 +69,10 @@ ser_check_build() {
 	git -C "$SER_CHECK_WT" checkout -q -f --detach "$1" || return 1
 	if [ -s "$SER_FROZEN" ]; then
 		SRC=$SER_CHECK_WT O=$SER_CHECK_O FEATURES_DUMP=$SER_FROZEN \
-			"$top/scripts/build.sh" "${SER_BUILD_ARGS[@]}"
+			"$top/scripts/build.sh" "${SER_CHECK_ARGS[@]}"
 		return
 	fi
-	SRC=$SER_CHECK_WT O=$SER_CHECK_O "$top/scripts/build.sh" "${SER_BUILD_ARGS[@]}" || return 1
+	SRC=$SER_CHECK_WT O=$SER_CHECK_O "$top/scripts/build.sh" "${SER_CHECK_ARGS[@]}" || return 1
 	# FEATURE-DUMP lacks the features perf's Makefile.config checks on its
 	# own (libpfm4, babeltrace, cxa-demangle, ...): add them from the
 	# feature tests that ran, or a frozen build would rebuild everything

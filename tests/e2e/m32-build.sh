@@ -55,7 +55,8 @@ O=$TOP/build/perf-i386-$PERF_BASE
 # perf 7.x's libunwind-i386.c does not build for i386 (EM_I386 undeclared,
 # _Ux86_get_reg's argument types): without libunwind, as perf 7.x builds by
 # default (libdw unwinds)
-args=(NO_LIBUNWIND=1)
+# (no Rust workload: rustc makes x86_64 objects, which ld -m elf_i386 refuses)
+args=(NO_LIBUNWIND=1 NO_RUST=1)
 P32=$O/perf
 run32=
 [ -n "$ia32" ] || run32=qemu-i386
