@@ -81,10 +81,15 @@ no_sanitizer_report() {
 	done
 }
 
-# out_of_order FILE: how many samples a tool said it showed out of time
-# order (its warnings at the end, in this capture of its stderr: the
-# series says apart those taken in execve); 0 if none
+# out_of_order FILE: how many samples perf script's output FILE shows out
+# of time order: after a sample taken later (the time is the first field
+# "SECONDS.FRACTION:" of a line that is no callchain line); 0 without times
 out_of_order() {
-	sed -n 's/^\([0-9]*\) samples with a deferred user callchain were shown out of time.*$/\1/p' "$1" |
-		awk '{ n += $1 } END { print n + 0 }'
+	awk '/^\t/ { next }
+	     { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9]+\.[0-9]+:$/) {
+			t = substr($i, 1, length($i) - 1) + 0
+			if (t < max) n++; else max = t
+			break
+	       } }
+	     END { print n + 0 }' "$1"
 }

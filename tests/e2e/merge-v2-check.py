@@ -32,11 +32,14 @@ Checks (every failure is listed, exit 1 if any):
     --late-tids range are merged and printed after every other sample (at
     their records, which come at the end of the file: nothing was held in
     time order behind them);
+  - --out-of-order N: at least N samples of OURS are shown out of time
+    order, after a sample taken later (counted like tests/lib.sh's
+    out_of_order: perf prints no warning about it since v6 of the merge),
+    and no more than the deferred samples; with --at-record(-upto), at
+    least the late samples printed at their record;
   - with STATS.txt: "SAMPLE events" = expect["samples"] and the v2
     "Deferred callchains:" counters = scenarios["merged_stats"] (what a merge
-    that never gives a sample up must count), "invalid records" = 0, and
-    perf script's warning at the end (OURS.err) says at least --out-of-order
-    N samples were shown out of time order (when given).
+    that never gives a sample up must count), "invalid records" = 0.
 """
 
 import argparse
@@ -52,7 +55,6 @@ COOKIE_RE = re.compile(r"^\s+([0-9a-fA-F]+) \(cookie\)", re.M)
 SYM_RE = re.compile(r"^\s+([0-9a-fA-F]+) (.*?)(?:\+0x[0-9a-fA-F]+)? \((.*)\)\s*$")
 V2_LABELS = ("deferred samples", "merged", "merged, after their record",
              "without user callchain", "records used by no sample", "invalid records")
-OOO_RE = re.compile(r"^(\d+) samples with a deferred user callchain were shown out of time$", re.M)
 
 
 def blocks(text):
@@ -65,6 +67,22 @@ def blocks(text):
             end += 1
         out.append((s, lines[s.line - 1:end]))
     return out
+
+
+def shown_out_of_order(samples):
+    """how many samples come after a sample taken later (tests/lib.sh's
+    out_of_order, on the parsed samples)"""
+    n, top = 0, None
+    for s, _ in samples:
+        t = frames.key(s)[1]
+        if t is None:
+            continue
+        t = tuple(int(v) for v in t.split("."))
+        if top is not None and t < top:
+            n += 1
+        else:
+            top = t
+    return n
 
 
 def comm_of(header):
@@ -103,8 +121,8 @@ def main():
                     "after every other sample (at their record, at the end of the file)")
     ap.add_argument("--at-record-upto", type=int,
                     help="like --at-record, but 1 to this many: those held in perf's own queue "
-                    "until their record was read are merged in place; perf script's warning "
-                    "counts at least the others as out of time order")
+                    "until their record was read are merged in place; at least the others are "
+                    "shown out of time order")
     ap.add_argument("--data", help="the generated file: its counts by deferred_stats.py must be "
                     "the generator's")
     a = ap.parse_args()
@@ -255,7 +273,7 @@ def main():
             errors.append("%d of the samples of tids %s are printed merged after all the other "
                           "samples (at their record), want 1 to %d"
                           % (at_record, a.late_tids, a.at_record_upto))
-        a.out_of_order = at_record
+        a.out_of_order = max(a.out_of_order or 0, at_record)
     if a.at_record is not None:
         notes.append("%d late samples merged at their record" % at_record)
         # the first of them may still be at the head of the queue when the
@@ -266,20 +284,19 @@ def main():
                           "samples (at their record), want %d: the others were held in time "
                           "order behind them" % (at_record, a.late_tids, a.at_record))
 
+    got = stats_block(open(a.stats).read()) if a.stats else {}
+    # --out-of-order N: at least N samples of OURS come after a sample
+    # taken later, and never more than the deferred samples
+    if a.out_of_order is not None:
+        ooo = shown_out_of_order(ours)
+        most = got.get("deferred samples", len(ours))
+        notes.append("%d shown out of time order" % ooo)
+        if not a.out_of_order <= ooo <= most:
+            errors.append("perf script: %d samples shown out of time order (after a sample "
+                          "taken later), want %d to %d" % (ooo, a.out_of_order, most))
     if a.stats:
-        got = stats_block(open(a.stats).read())
         want = dict(sc.get("merged_stats", {}))
         want["invalid records"] = 0
-        # --out-of-order N: perf script says at the end that at least N
-        # samples came out of time order (its stderr, OURS with .err for
-        # .txt), and never more than the deferred samples
-        if a.out_of_order is not None:
-            err = os.path.splitext(a.ours)[0] + ".err"
-            # (the series warns apart of those taken in execve)
-            ooo = sum(int(n) for n in OOO_RE.findall(open(err).read())) if os.path.exists(err) else 0
-            if not a.out_of_order <= ooo <= got.get("deferred samples", 0):
-                errors.append("perf script: %d samples shown out of time order (its warning), "
-                              "want %d to %s" % (ooo, a.out_of_order, got.get("deferred samples")))
         if got.get("SAMPLE events") != nsamples:
             errors.append("perf report --stats: SAMPLE events %s, want %d"
                           % (got.get("SAMPLE events"), nsamples))

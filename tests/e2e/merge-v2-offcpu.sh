@@ -16,10 +16,15 @@
 #     part, no cookie printed;
 #   - within the window, every sample in time order but those of a
 #     process's first kernel entry after its exec (delivered at their
-#     record, like the exec's own), none said to be past the window;
+#     record, like the exec's own: 2 shown after a sample taken later);
 #   - past the window, the blocked samples printed at their record, after
-#     all the other samples (which were not held behind them): perf
-#     script's warning counts them as shown out of time order;
+#     all the other samples (which were not held behind them), and those
+#     whose record never came at the end: all 1000 are shown after a
+#     sample taken later (perf script's output; since v6 of the merge perf
+#     says nothing about the time order on stderr);
+#   - no warning about deferred callchains in either run: the 50 samples
+#     without record are their tasks' latest kernel entries, which is not
+#     a loss ("of them, lost" = 0), and the window is no reason to warn;
 #   - samples out = samples in; the --stats counters are the independent
 #     count (deferred_stats.py, through the generator's summary).
 . "$(dirname "$0")/../lib.sh"
@@ -61,10 +66,18 @@ run() {
 		bad=$((bad + 1))
 	fi
 }
+# no deferred warning (v6 warns of lost records only; before, of samples
+# past the window too)
+no_warning() {
+	! grep -E 'deferred|CALLCHAIN_DEFERRED|defer-window' "$1.err" "$1.stats.err" ||
+		{ echo "FAIL $1: warns about deferred callchains"; bad=$((bad + 1)); }
+}
 run default /dev/null --data=off.data --at-record-upto "$woke"
-! grep -q 'past call-graph.defer-window-bytes' default.err ||
-	{ echo "FAIL default: $(grep -B1 'past call-graph' default.err)"; bad=$((bad + 1)); }
+no_warning default
 printf '[call-graph]\n\tdefer-window-bytes = 65536\n' > small.cfg
-run small-window "$TMPD/small.cfg" --at-record-upto "$woke" --out-of-order 1
+# every blocked sample comes after the other samples: the merged ones at
+# their record, the others at the end
+run small-window "$TMPD/small.cfg" --at-record-upto "$woke" --out-of-order $((last - first + 1))
+no_warning small-window
 [ "$bad" = 0 ] || fail "$bad of 2 runs wrong"
 echo "off-CPU: all ok"

@@ -100,9 +100,8 @@ for data in "$FIX"/data/*_defer*.data; do
 	late=$(python3 -c 'import json, sys
 print(json.load(open(sys.argv[1]))["unmatched_samples_taken_AFTER_their_cookies_record"])' \
 		"$FIX/analysis/$name.stats.json")
-	# samples delivered after their reorder window or their thread's exec:
-	# perf script says how many at the end
-	"$PERF" script -i "$FIX/data/$name.data" -F tid > /dev/null 2> "$o.ooo"
+	# samples shown after a later one (past their reorder window)
+	"$PERF" script -i "$FIX/data/$name.data" -F tid,time > "$o.ooo" 2> /dev/null || : > "$o.ooo"
 	ooo=$(out_of_order "$o.ooo")
 	# --per-thread recordings have no timestamps: no time field, no --ns
 	time=time,

@@ -45,9 +45,8 @@ for data in "$FIX"/data/*_defer*.data; do
 	fi
 	upstream "$name" script > "$TMPD/$name.up"
 	upstream "$name" script-no-merge > "$TMPD/$name.up-raw"
-	# samples delivered after their reorder window or their thread's exec:
-	# perf script says how many at the end
-	ooo=$(out_of_order "$TMPD/$name.err")
+	# samples shown after a later one (past their reorder window)
+	ooo=$(out_of_order "$TMPD/$name.txt")
 	if out=$(python3 "$TOP/tests/tools/check_merged.py" --out-of-order "$ooo" "$TMPD/$name.txt" \
 		 "$TMPD/$name.up" "$TMPD/$name.up-raw" "$FIX/analysis/$name.stats.json"); then
 		echo "ok   $name: ${out#check_merged: }"

@@ -8,8 +8,9 @@
 #   merged                               = samples_matched
 #   merged, after their record           = unmatched_samples_taken_AFTER_their_cookies_record
 #   without user callchain               = unmatched_samples_whose_cookie_never_appears
-#                                          - unmatched_samples_of_a_task_that_exited
-#   task exited in the kernel            = unmatched_samples_of_a_task_that_exited
+#   of them, lost                        = 0: each is the last kernel entry
+#                                          of its task (its exit, or the end)
+#   in time order, no user part          = 0 (perf report --stats: file order)
 #   records used by no sample            = deferred_records_orphan
 #   duplicate records                    = deferred_with_same_tid_cookie_more_than_once
 #   invalid records                      = 0
@@ -38,7 +39,6 @@ for data in "$FIX"/data/*.data; do
 import json, os, re, sys
 text = open(sys.argv[1]).read()
 a = json.load(open(sys.argv[2]))
-exited = a["unmatched_samples_of_a_task_that_exited"]
 
 def counter(name, section):
     m = re.search(r"^\s*" + re.escape(name) + r":\s+(\d+)", section, re.M)
@@ -58,13 +58,14 @@ if a["deferred_records"] or a["samples_with_USER_DEFERRED"]:
         ("merged, after their record", counter("merged, after their record", dc),
          a["unmatched_samples_taken_AFTER_their_cookies_record"]),
         ("without user callchain", counter("without user callchain", dc),
-         a["unmatched_samples_whose_cookie_never_appears"] - exited),
+         a["unmatched_samples_whose_cookie_never_appears"]),
+        ("of them, lost", counter("of them, lost", dc), 0),
+        ("in time order, no user part", counter("in time order, no user part", dc), 0),
         ("records used by no sample", counter("records used by no sample", dc),
          a["deferred_records_orphan"]),
         ("duplicate records", counter("duplicate records", dc),
          a["deferred_with_same_tid_cookie_more_than_once"]),
         ("invalid records", counter("invalid records", dc), 0),
-        ("task exited in the kernel", counter("task exited in the kernel", dc), exited),
     ]
     checks.append(("samples per user unwind",
         (re.search(r"^\s*samples per user unwind:\s+(\S+)", dc, re.M) or [None, None])[1],
